@@ -1,0 +1,58 @@
+# rbtree-inspector: two generic rbtree APIs for Linux 6.1, a debugfs tree
+# inspector, and a guest-side fuzzer and checker. `make help` lists targets.
+# The work lives in scripts under qemu/ (and kmod/, tools/, viz/); the targets
+# here only chain them. Everything kernel-side runs in a QEMU guest.
+
+# Where the extracted kernel source and its builds are cached.
+RBTI_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rbtree-inspector
+# Where results (snapshots, logs, benchmark tables) are written.
+RBTI_OUT ?= $(CURDIR)/out
+export RBTI_CACHE RBTI_OUT
+
+QUICK ?=
+export QUICK
+
+.PHONY: help deps kernel module run test shell check bench patches clean distclean
+
+help:
+	@echo "make run        install what is missing, build, boot the guest, run the demo"
+	@echo "make test       the same, then every test suite; ends on 'N passed, N failed'"
+	@echo "make shell      boot the guest with the module loaded, shell on the console"
+	@echo "make check      static checks only: checkpatch, W=1, sparse"
+	@echo "make bench      benchmarks on the host and in the guest (QUICK=1: short)"
+	@echo "make patches    the API as a patch series on a copy of the 6.1 tree"
+	@echo "make clean      remove out/; make distclean also drops $(RBTI_CACHE)"
+
+deps:
+	@qemu/install-deps
+
+kernel: deps
+	@qemu/build-kernel debug >/dev/null
+
+module: kernel
+	@qemu/build-module debug
+
+run: deps
+	@qemu/demo
+
+test: deps
+	@qemu/test-all
+
+shell: deps
+	@qemu/run-in-guest --flavour fast --shell
+
+check: kernel
+	@kmod/tests/static-checks "$$(. qemu/lib.sh; kernel_src_dir)" "$$(qemu/build-kernel debug)"
+
+bench: deps
+	@qemu/bench
+
+patches: deps
+	@qemu/patches
+
+clean:
+	rm -rf "$(RBTI_OUT)"
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf "$(RBTI_CACHE)"
