@@ -1,0 +1,733 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Type-safe generic red-black trees, after Daniel Santos's 2012 proposal
+ * "Generic Red-Black Trees" (v2).
+ *
+ * RB_DEFINE_INTERFACE() describes a tree once: the container that holds the
+ * root (and optionally cached leftmost, rightmost and node count), the
+ * object type stored in it, its key and comparison function, and a set of
+ * compile-time flags.  It expands to a static const descriptor and to short
+ * typed functions, each a call to one of the __always_inline __rb_santos_*()
+ * implementations below with that descriptor.  Because the descriptor is a
+ * constant the compiler folds its flags and offsets and calls the
+ * comparison directly, as it does for rb_add() and rb_find(), so every
+ * interface gets code specialised for its flags from one copy of each walk.
+ *
+ * This version adds a count member (RB_HAS_COUNT), finishes insert_near and
+ * find_near, and supports augmented trees through 6.1's
+ * <linux/rbtree_augmented.h>.
+ */
+#ifndef _RBTREE_SANTOS_H
+#define _RBTREE_SANTOS_H
+
+#include <linux/compiler.h>
+#include <linux/container_of.h>
+#include <linux/rbtree.h>
+#include <linux/rbtree_augmented.h>
+#include <linux/stddef.h>
+#include <linux/types.h>
+
+#include "build_bug_const.h"
+
+/**
+ * enum rb_santos_flags - properties of a tree defined by RB_DEFINE_INTERFACE()
+ * @RB_HAS_LEFTMOST: the container caches the first node in order
+ * @RB_HAS_RIGHTMOST: the container caches the last node in order
+ * @RB_HAS_COUNT: the container counts the nodes
+ * @RB_UNIQUE_KEYS: at most one object per key; without it equal keys are
+ *	kept, a new one after those already present
+ * @RB_INSERT_REPLACES: inserting a present key replaces that object (needs
+ *	@RB_UNIQUE_KEYS)
+ * @RB_IS_AUGMENTED: the tree keeps augmented data up to date through the
+ *	interface's struct rb_augment_callbacks
+ */
+enum rb_santos_flags {
+	RB_HAS_LEFTMOST		= 1,
+	RB_HAS_RIGHTMOST	= 2,
+	RB_HAS_COUNT		= 4,
+	RB_UNIQUE_KEYS		= 8,
+	RB_INSERT_REPLACES	= 16,
+	RB_IS_AUGMENTED		= 32,
+};
+
+#define RB_SANTOS_ALL_FLAGS						\
+	(RB_HAS_LEFTMOST | RB_HAS_RIGHTMOST | RB_HAS_COUNT |		\
+	 RB_UNIQUE_KEYS | RB_INSERT_REPLACES | RB_IS_AUGMENTED)
+
+/**
+ * struct rb_santos_rel - how a tree's container, objects and keys relate
+ * @root_offset: offset of the struct rb_root in the container
+ * @left_offset: offset of the leftmost cache (struct rb_node *) in the
+ *	container; only meaningful with RB_HAS_LEFTMOST
+ * @right_offset: same for the rightmost cache and RB_HAS_RIGHTMOST
+ * @count_offset: same for the node count (unsigned long) and RB_HAS_COUNT
+ * @node_offset: offset of the struct rb_node in the object
+ * @key_offset: offset of the key in the object
+ * @tree_flags: enum rb_santos_flags
+ * @cmp: order of two keys, <0, 0 or >0
+ * @aug: callbacks of an augmented tree, or NULL
+ *
+ * RB_DEFINE_INTERFACE() defines one of these as a static const object, so
+ * that every field is a compile-time constant in the inlined code.
+ */
+struct rb_santos_rel {
+	size_t root_offset;
+	size_t left_offset;
+	size_t right_offset;
+	size_t count_offset;
+	size_t node_offset;
+	size_t key_offset;
+	unsigned int tree_flags;
+	long (*cmp)(const void *a, const void *b);
+	const struct rb_augment_callbacks *aug;
+};
+
+/* Accessors: container and node to the members the descriptor names. */
+
+static __always_inline struct rb_root *
+__rb_santos_root(const struct rb_santos_rel *rel, void *cont)
+{
+	return (struct rb_root *)((char *)cont + rel->root_offset);
+}
+
+static __always_inline struct rb_node **
+__rb_santos_leftmost(const struct rb_santos_rel *rel, void *cont)
+{
+	return (struct rb_node **)((char *)cont + rel->left_offset);
+}
+
+static __always_inline struct rb_node **
+__rb_santos_rightmost(const struct rb_santos_rel *rel, void *cont)
+{
+	return (struct rb_node **)((char *)cont + rel->right_offset);
+}
+
+static __always_inline unsigned long *
+__rb_santos_count(const struct rb_santos_rel *rel, void *cont)
+{
+	return (unsigned long *)((char *)cont + rel->count_offset);
+}
+
+static __always_inline const void *
+__rb_santos_key(const struct rb_santos_rel *rel, const struct rb_node *node)
+{
+	return (const char *)node - rel->node_offset + rel->key_offset;
+}
+
+/* Order of @key relative to the key of @node. */
+static __always_inline long
+__rb_santos_cmp(const struct rb_santos_rel *rel, const void *key,
+		const struct rb_node *node)
+{
+	return rel->cmp(key, __rb_santos_key(rel, node));
+}
+
+static __always_inline bool
+__rb_santos_unique(const struct rb_santos_rel *rel)
+{
+	return rel->tree_flags & RB_UNIQUE_KEYS;
+}
+
+/*
+ * Climb from @near to the lowest ancestor S whose subtree must contain the
+ * place of @key: the nearest node before S's subtree sorts at or before
+ * @key (strictly before if @strict), the nearest node after it sorts after
+ * @key, or there is no such node.  Everything outside the subtree is then
+ * on the right side of @key, except perhaps that following node, which is
+ * returned in *@upper (NULL if the answer can only be inside S).
+ *
+ * Climbing from a child to its parent P, P is the next node before the
+ * child's subtree if the child is P's right child, else the next node
+ * after it.  Only the first such bound of each kind matters; if it is on
+ * the wrong side of @key, the place is further out and S moves up to P,
+ * which makes the bounds found so far interior.
+ *
+ * With @strict, a node equal to @key met on the way is returned in *@equal
+ * (and NULL as the function value): on a unique tree that node is the
+ * answer to an insert.
+ */
+static __always_inline struct rb_node *
+__rb_santos_climb(const struct rb_santos_rel *rel, struct rb_node *near,
+		  const void *key, bool strict, struct rb_node **upper,
+		  struct rb_node **equal)
+{
+	struct rb_node *sub = near, *child = near, *parent, *hi = NULL;
+	bool have_lo = false, have_hi = false, from_right;
+	long diff;
+
+	while (!(have_lo && have_hi) && (parent = rb_parent(child))) {
+		from_right = child == parent->rb_right;
+		if (from_right ? !have_lo : !have_hi) {
+			diff = __rb_santos_cmp(rel, key, parent);
+			if (strict && !diff) {
+				*equal = parent;
+				return NULL;
+			}
+			if (from_right && diff >= 0) {
+				have_lo = true;
+			} else if (!from_right && diff < 0) {
+				have_hi = true;
+				hi = parent;
+			} else {
+				sub = parent;
+				have_lo = false;
+				have_hi = false;
+				hi = NULL;
+			}
+		}
+		child = parent;
+	}
+
+	*upper = hi;
+	return sub;
+}
+
+/* Slot of @sub in its parent, or the root link. */
+static __always_inline struct rb_node **
+__rb_santos_link_of(struct rb_root *root, struct rb_node *sub)
+{
+	struct rb_node *parent = rb_parent(sub);
+
+	if (!parent)
+		return &root->rb_node;
+	return parent->rb_left == sub ? &parent->rb_left : &parent->rb_right;
+}
+
+/*
+ * @new takes @old's place: same links and colour, @old's augmented value
+ * (recomputed, as @new's own data may differ), and @old's cache entries.
+ */
+static __always_inline void
+__rb_santos_replace(const struct rb_santos_rel *rel, void *cont,
+		    struct rb_node *old, struct rb_node *new)
+{
+	struct rb_root *root = __rb_santos_root(rel, cont);
+
+	if (rel->tree_flags & RB_HAS_LEFTMOST &&
+	    *__rb_santos_leftmost(rel, cont) == old)
+		*__rb_santos_leftmost(rel, cont) = new;
+	if (rel->tree_flags & RB_HAS_RIGHTMOST &&
+	    *__rb_santos_rightmost(rel, cont) == old)
+		*__rb_santos_rightmost(rel, cont) = new;
+
+	if (rel->tree_flags & RB_IS_AUGMENTED)
+		rel->aug->copy(old, new);
+	rb_replace_node(old, new, root);
+	if (rel->tree_flags & RB_IS_AUGMENTED)
+		rel->aug->propagate(new, NULL);
+	RB_CLEAR_NODE(old);
+}
+
+/**
+ * __rb_santos_insert() - insert a node, optionally starting near another
+ * @rel: the tree's descriptor
+ * @cont: the container
+ * @near: a node of the tree to start from, or NULL to start at the root
+ * @new: the node to insert, in no tree
+ *
+ * On a unique tree a present key is not inserted again: its node is
+ * returned and the tree is unchanged, or with RB_INSERT_REPLACES @new
+ * replaces it.  Otherwise @new goes after the nodes with an equal key.
+ *
+ * Return: NULL if @new was linked, else the node with @new's key.
+ */
+static __always_inline struct rb_node *
+__rb_santos_insert(const struct rb_santos_rel *rel, void *cont,
+		   struct rb_node *near, struct rb_node *new)
+{
+	struct rb_root *root = __rb_santos_root(rel, cont);
+	const void *key = __rb_santos_key(rel, new);
+	struct rb_node **link = &root->rb_node, *parent = NULL;
+	struct rb_node *equal = NULL, *upper, *sub;
+	long diff;
+
+	if (near) {
+		sub = __rb_santos_climb(rel, near, key,
+					__rb_santos_unique(rel), &upper,
+					&equal);
+		if (equal)
+			goto found;
+		link = __rb_santos_link_of(root, sub);
+		parent = rb_parent(sub);
+	}
+
+	while (*link) {
+		parent = *link;
+		diff = __rb_santos_cmp(rel, key, parent);
+		if (diff < 0) {
+			link = &parent->rb_left;
+		} else if (diff > 0 || !__rb_santos_unique(rel)) {
+			link = &parent->rb_right;
+		} else {
+			equal = parent;
+			goto found;
+		}
+	}
+
+	/*
+	 * A new leaf is first in order iff the tree was empty or it hangs to
+	 * the left of the old first node (which has no left child); likewise
+	 * for the last.  Test before linking changes the caches' meaning.
+	 */
+	if (rel->tree_flags & RB_HAS_LEFTMOST &&
+	    (!parent || (link == &parent->rb_left &&
+			 parent == *__rb_santos_leftmost(rel, cont))))
+		*__rb_santos_leftmost(rel, cont) = new;
+	if (rel->tree_flags & RB_HAS_RIGHTMOST &&
+	    (!parent || (link == &parent->rb_right &&
+			 parent == *__rb_santos_rightmost(rel, cont))))
+		*__rb_santos_rightmost(rel, cont) = new;
+	if (rel->tree_flags & RB_HAS_COUNT)
+		++*__rb_santos_count(rel, cont);
+
+	rb_link_node(new, parent, link);
+	if (rel->tree_flags & RB_IS_AUGMENTED) {
+		/*
+		 * Compute @new's own value first (propagation stops at
+		 * @parent), then its ancestors', which may stop early once
+		 * a value does not change.
+		 */
+		rel->aug->propagate(new, parent);
+		if (parent)
+			rel->aug->propagate(parent, NULL);
+		rb_insert_augmented(new, root, rel->aug);
+	} else {
+		rb_insert_color(new, root);
+	}
+	return NULL;
+
+found:
+	if (rel->tree_flags & RB_INSERT_REPLACES)
+		__rb_santos_replace(rel, cont, equal, new);
+	return equal;
+}
+
+/**
+ * __rb_santos_remove() - take a node out of its tree
+ * @rel: the tree's descriptor
+ * @cont: the container
+ * @node: a node of the tree
+ *
+ * Keeps the caches and augmented data up to date; @node is left cleared
+ * (RB_EMPTY_NODE()).
+ */
+static __always_inline void
+__rb_santos_remove(const struct rb_santos_rel *rel, void *cont,
+		   struct rb_node *node)
+{
+	struct rb_root *root = __rb_santos_root(rel, cont);
+
+	if (rel->tree_flags & RB_HAS_LEFTMOST &&
+	    *__rb_santos_leftmost(rel, cont) == node)
+		*__rb_santos_leftmost(rel, cont) = rb_next(node);
+	if (rel->tree_flags & RB_HAS_RIGHTMOST &&
+	    *__rb_santos_rightmost(rel, cont) == node)
+		*__rb_santos_rightmost(rel, cont) = rb_prev(node);
+	if (rel->tree_flags & RB_HAS_COUNT)
+		--*__rb_santos_count(rel, cont);
+
+	if (rel->tree_flags & RB_IS_AUGMENTED)
+		rb_erase_augmented(node, root, rel->aug);
+	else
+		rb_erase(node, root);
+	RB_CLEAR_NODE(node);
+}
+
+/**
+ * __rb_santos_find_end() - find the first or last node with a key
+ * @rel: the tree's descriptor
+ * @cont: the container
+ * @key: key to look for
+ * @last: find the last node in order rather than the first
+ *
+ * On a unique tree this is a plain search that stops at the first match.
+ *
+ * Return: the node, or NULL if no node has @key.
+ */
+static __always_inline struct rb_node *
+__rb_santos_find_end(const struct rb_santos_rel *rel, void *cont,
+		     const void *key, bool last)
+{
+	struct rb_node *node = __rb_santos_root(rel, cont)->rb_node;
+	struct rb_node *match = NULL;
+	long diff;
+
+	while (node) {
+		diff = __rb_santos_cmp(rel, key, node);
+		if (!diff) {
+			if (__rb_santos_unique(rel))
+				return node;
+			match = node;
+		}
+		if (diff < 0 || (!diff && !last))
+			node = node->rb_left;
+		else
+			node = node->rb_right;
+	}
+
+	return match;
+}
+
+/**
+ * __rb_santos_find_near() - find the first node after a key, from a hint
+ * @rel: the tree's descriptor
+ * @cont: the container
+ * @near: a node of the tree to start from, or NULL to start at the root
+ * @key: key to look past
+ *
+ * The result does not depend on @near; a hint close to the answer only
+ * makes the search shorter.
+ *
+ * Return: the first node in order whose key is greater than @key, or NULL.
+ */
+static __always_inline struct rb_node *
+__rb_santos_find_near(const struct rb_santos_rel *rel, void *cont,
+		      struct rb_node *near, const void *key)
+{
+	struct rb_node *node, *greater = NULL, *unused = NULL;
+
+	if (near)
+		node = __rb_santos_climb(rel, near, key, false, &greater,
+					 &unused);
+	else
+		node = __rb_santos_root(rel, cont)->rb_node;
+
+	while (node) {
+		if (__rb_santos_cmp(rel, key, node) < 0) {
+			greater = node;
+			node = node->rb_left;
+		} else {
+			node = node->rb_right;
+		}
+	}
+
+	return greater;
+}
+
+/* The neighbour of @node in order if it has the same key, else NULL. */
+static __always_inline struct rb_node *
+__rb_santos_find_adjacent(const struct rb_santos_rel *rel,
+			  const struct rb_node *node, bool next)
+{
+	struct rb_node *other = next ? rb_next(node) : rb_prev(node);
+
+	if (other && __rb_santos_cmp(rel, __rb_santos_key(rel, node), other))
+		other = NULL;
+	return other;
+}
+
+/* First (or last) node, from the cache when there is one. */
+static __always_inline struct rb_node *
+__rb_santos_end(const struct rb_santos_rel *rel, void *cont, bool last)
+{
+	if (!last && rel->tree_flags & RB_HAS_LEFTMOST)
+		return *__rb_santos_leftmost(rel, cont);
+	if (last && rel->tree_flags & RB_HAS_RIGHTMOST)
+		return *__rb_santos_rightmost(rel, cont);
+	return last ? rb_last(__rb_santos_root(rel, cont))
+		    : rb_first(__rb_santos_root(rel, cont));
+}
+
+/*
+ * Blank-argument detection, in the style of <linux/kconfig.h>: pasting a
+ * blank member name onto __RB_SANTOS_BLANK_ yields the macro itself, which
+ * expands to a placeholder and a comma and so shifts a 1 into second
+ * place; any other name yields an unknown identifier and leaves the 0.
+ */
+#define __RB_SANTOS_BLANK_ __rb_santos_placeholder,
+#define __rb_santos_is_blank(member)					\
+	___rb_santos_is_blank(__RB_SANTOS_BLANK_ ## member)
+#define ___rb_santos_is_blank(arg_or_junk)				\
+	____rb_santos_is_blank(arg_or_junk 1, 0)
+#define ____rb_santos_is_blank(...) __take_second_arg(__VA_ARGS__)
+
+/* offsetof() of a member that may be blank (then 0, and never used). */
+#define __rb_santos_offset(type, member)				\
+	__PASTE(__rb_santos_offset_, __rb_santos_is_blank(member))(type, member)
+#define __rb_santos_offset_0(type, member) offsetof(type, member)
+#define __rb_santos_offset_1(type, member) 0
+
+/* Whether a possibly blank member has type @mtype (blank: yes). */
+#define __rb_santos_type_ok(type, member, mtype)			\
+	__PASTE(__rb_santos_type_ok_,					\
+		__rb_santos_is_blank(member))(type, member, mtype)
+#define __rb_santos_type_ok_0(type, member, mtype)			\
+	__same_type(((type *)0)->member, mtype)
+#define __rb_santos_type_ok_1(type, member, mtype) 1
+
+/* The augment argument, which may be 0, as a pointer. */
+#define __rb_santos_aug(augment)					\
+	((const struct rb_augment_callbacks *)(augment))
+
+/* Type of a pointer to the (const) key of an object. */
+#define __rb_santos_kptr(obj_type, key) typeof(&((const obj_type *)0)->key)
+
+/* A cache member must be given exactly when its flag is set. */
+#define __rb_santos_check_member(flags, flag, member)			\
+	BUILD_BUG_ON_MSG((((flags) & (flag)) != 0) ==			\
+			 __rb_santos_is_blank(member),			\
+			 "RB_DEFINE_INTERFACE: " #flag " set but member blank,"\
+			 " or member given but " #flag " clear")
+
+/**
+ * RB_DEFINE_INTERFACE - define a typed red-black tree interface
+ * @prefix: prefix of the generated names
+ * @cont_type: type of the container, e.g. ``struct foo_set``
+ * @root: name of the container's struct rb_root member
+ * @left: name of its struct rb_node * leftmost cache (RB_HAS_LEFTMOST), or
+ *	blank
+ * @right: name of its struct rb_node * rightmost cache (RB_HAS_RIGHTMOST),
+ *	or blank
+ * @count: name of its unsigned long node count (RB_HAS_COUNT), or blank
+ * @obj_type: type of the objects, e.g. ``struct foo``
+ * @node: name of the object's struct rb_node member
+ * @key: name of the object's key member, of type KEY
+ * @flags: enum rb_santos_flags, a compile-time constant
+ * @compare: ``long compare(const KEY *a, const KEY *b)``, returning <0, 0 or
+ *	>0 as @a sorts before, with or after @b; a constant (a function name)
+ * @augment: ``const struct rb_augment_callbacks *`` from
+ *	RB_DECLARE_CALLBACKS() for RB_IS_AUGMENTED, else 0
+ *
+ * No semicolon is needed after the macro.  The container must start out
+ * zeroed (an empty root, NULL caches, a zero count).  Build errors, when a
+ * generated function is used: @flags, @compare or @augment is not a
+ * constant; @left, @right or @count is blank although its flag is set, or
+ * given although it is clear; a member has the wrong type; an unknown
+ * flag; RB_INSERT_REPLACES without RB_UNIQUE_KEYS; RB_IS_AUGMENTED without
+ * @augment, or @augment without RB_IS_AUGMENTED; prefix_count() without
+ * RB_HAS_COUNT.
+ *
+ * Generated functions (all static __always_inline; ``cont`` is @cont_type,
+ * ``obj`` is @obj_type, ``KEY`` is the type of @key).  Every modifying
+ * function keeps the leftmost, rightmost and count caches and the augmented
+ * data up to date.  Objects passed to modifying functions belong to the
+ * caller, who may free one once it is out of the tree.
+ *
+ * ``obj *prefix_insert(cont *c, obj *o)``:
+ *	insert @o.  Returns NULL if @o was linked.  On a unique tree that
+ *	already holds @o's key, returns the object holding it and leaves the
+ *	tree unchanged, or, with RB_INSERT_REPLACES, puts @o in its place and
+ *	returns the old object (now out of the tree).  Without
+ *	RB_UNIQUE_KEYS, @o goes after the objects with an equal key.
+ *
+ * ``obj *prefix_insert_near(cont *c, obj *near, obj *o)``:
+ *	as prefix_insert(), but the search climbs from @near (an object of
+ *	the tree, or NULL for the root) only as far as needed to bound @o's
+ *	key: cheap when @near is close to @o's place.  The result and the
+ *	place of @o are those of prefix_insert() for every @near.
+ *
+ * ``void prefix_remove(cont *c, obj *o)``:
+ *	take @o, which must be in the tree, out of it.
+ *
+ * ``obj *prefix_find(cont *c, const KEY *k)``:
+ *	an object with key *@k, or NULL; the first in order among equal keys
+ *	on a tree without RB_UNIQUE_KEYS.
+ *
+ * ``obj *prefix_find_first(cont *c, const KEY *k)``,
+ * ``obj *prefix_find_last(cont *c, const KEY *k)``:
+ *	the first (last) object in order with key *@k, or NULL.
+ *
+ * ``obj *prefix_find_next(const obj *o)``, ``obj *prefix_find_prev(const obj *o)``:
+ *	the object after (before) @o in order if it has the same key as @o,
+ *	else NULL; with prefix_find_first() this walks the objects of a key.
+ *
+ * ``obj *prefix_find_near(cont *c, obj *near, const KEY *k)``:
+ *	the first object in order whose key is greater than *@k, or NULL,
+ *	climbing from @near (NULL: from the root) as prefix_insert_near()
+ *	does; the result is the same for every @near.
+ *
+ * ``obj *prefix_first(cont *c)``, ``obj *prefix_last(cont *c)``:
+ *	the first (last) object in order, or NULL if the tree is empty;
+ *	O(1) with RB_HAS_LEFTMOST (RB_HAS_RIGHTMOST).
+ *
+ * ``obj *prefix_next(const obj *o)``, ``obj *prefix_prev(const obj *o)``:
+ *	the object after (before) @o in order, or NULL.
+ *
+ * ``void prefix_walk(cont *c, void (*fn)(obj *o, void *arg), void *arg)``:
+ *	call @fn on every object in order.  @fn may remove (and free) the
+ *	object it is given, but no other.
+ *
+ * ``unsigned long prefix_count(cont *c)``:
+ *	the number of objects, O(1); only with RB_HAS_COUNT.
+ */
+#define RB_DEFINE_INTERFACE(prefix, cont_type, root, left, right, count,	\
+			    obj_type, node, key, flags, compare, augment)	\
+									\
+static inline long prefix ## _rb_compare(const void *a, const void *b)	\
+{									\
+	__rb_santos_kptr(obj_type, key) ka = a;				\
+	__rb_santos_kptr(obj_type, key) kb = b;				\
+									\
+	return (compare)(ka, kb);					\
+}									\
+									\
+static const struct rb_santos_rel prefix ## _rb_rel __maybe_unused = {	\
+	.root_offset	= offsetof(cont_type, root),			\
+	.left_offset	= __rb_santos_offset(cont_type, left),		\
+	.right_offset	= __rb_santos_offset(cont_type, right),		\
+	.count_offset	= __rb_santos_offset(cont_type, count),		\
+	.node_offset	= offsetof(obj_type, node),			\
+	.key_offset	= offsetof(obj_type, key),			\
+	/* non-constant arguments are left for the build checks below */	\
+	.tree_flags	= __builtin_constant_p(flags) ? (flags) : 0,	\
+	.cmp		= prefix ## _rb_compare,			\
+	.aug		= __builtin_constant_p(__rb_santos_aug(augment) ==	\
+					       __rb_santos_aug(0)) ?	\
+			  __rb_santos_aug(augment) : NULL,		\
+};									\
+									\
+static __always_inline const struct rb_santos_rel *prefix ## _rb(void)	\
+{									\
+	BUILD_BUG_ON_NON_CONST(flags);					\
+	typedef long (*cmp_t)(__rb_santos_kptr(obj_type, key),		\
+			      __rb_santos_kptr(obj_type, key));		\
+									\
+	BUILD_BUG_ON_NON_CONST2((cmp_t)(compare));			\
+	BUILD_BUG_ON_NON_CONST2(__rb_santos_aug(augment));		\
+	BUILD_BUG_ON_MSG(!__same_type(augment,				\
+				      const struct rb_augment_callbacks *) &&	\
+			 !__same_type(augment, int) &&			\
+			 !__same_type(augment, void *),			\
+			 "RB_DEFINE_INTERFACE: augment is not a"		\
+			 " const struct rb_augment_callbacks *");		\
+	BUILD_BUG_ON_MSG((flags) & ~RB_SANTOS_ALL_FLAGS,		\
+			 "RB_DEFINE_INTERFACE: unknown flag");		\
+	BUILD_BUG_ON_MSG(((flags) & RB_INSERT_REPLACES) &&		\
+			 !((flags) & RB_UNIQUE_KEYS),			\
+			 "RB_DEFINE_INTERFACE: RB_INSERT_REPLACES needs"	\
+			 " RB_UNIQUE_KEYS");				\
+	BUILD_BUG_ON_MSG((((flags) & RB_IS_AUGMENTED) != 0) !=		\
+			 !!prefix ## _rb_rel.aug,		\
+			 "RB_DEFINE_INTERFACE: RB_IS_AUGMENTED needs an"	\
+			 " augment, and an augment needs RB_IS_AUGMENTED");	\
+	__rb_santos_check_member(flags, RB_HAS_LEFTMOST, left);		\
+	__rb_santos_check_member(flags, RB_HAS_RIGHTMOST, right);	\
+	__rb_santos_check_member(flags, RB_HAS_COUNT, count);		\
+	BUILD_BUG_ON_MSG(!__same_type(((cont_type *)0)->root,		\
+				      struct rb_root) ||		\
+			 !__rb_santos_type_ok(cont_type, left,		\
+					      struct rb_node *) ||	\
+			 !__rb_santos_type_ok(cont_type, right,		\
+					      struct rb_node *) ||	\
+			 !__rb_santos_type_ok(cont_type, count,		\
+					      unsigned long) ||		\
+			 !__same_type(((obj_type *)0)->node,		\
+				      struct rb_node),			\
+			 "RB_DEFINE_INTERFACE: member of the wrong type");	\
+	BUILD_BUG_ON(prefix ## _rb_rel.tree_flags != (flags));		\
+	BUILD_BUG_ON(prefix ## _rb_rel.aug != __rb_santos_aug(augment));	\
+	return &prefix ## _rb_rel;					\
+}									\
+									\
+static __always_inline obj_type *					\
+prefix ## _insert(cont_type *c, obj_type *o)				\
+{									\
+	return rb_entry_safe(__rb_santos_insert(prefix ## _rb(), c, NULL,	\
+						&o->node),		\
+			     obj_type, node);				\
+}									\
+									\
+static __always_inline obj_type *					\
+prefix ## _insert_near(cont_type *c, obj_type *near, obj_type *o)	\
+{									\
+	return rb_entry_safe(__rb_santos_insert(prefix ## _rb(), c,	\
+						near ? &near->node : NULL,	\
+						&o->node),		\
+			     obj_type, node);				\
+}									\
+									\
+static __always_inline void prefix ## _remove(cont_type *c, obj_type *o)	\
+{									\
+	__rb_santos_remove(prefix ## _rb(), c, &o->node);		\
+}									\
+									\
+static __always_inline obj_type *					\
+prefix ## _find_first(cont_type *c, __rb_santos_kptr(obj_type, key) k)	\
+{									\
+	return rb_entry_safe(__rb_santos_find_end(prefix ## _rb(), c, k,	\
+						  false),		\
+			     obj_type, node);				\
+}									\
+									\
+static __always_inline obj_type *					\
+prefix ## _find(cont_type *c, __rb_santos_kptr(obj_type, key) k)	\
+{									\
+	return prefix ## _find_first(c, k);				\
+}									\
+									\
+static __always_inline obj_type *					\
+prefix ## _find_last(cont_type *c, __rb_santos_kptr(obj_type, key) k)	\
+{									\
+	return rb_entry_safe(__rb_santos_find_end(prefix ## _rb(), c, k,	\
+						  true),		\
+			     obj_type, node);				\
+}									\
+									\
+static __always_inline obj_type *prefix ## _find_next(const obj_type *o)	\
+{									\
+	return rb_entry_safe(__rb_santos_find_adjacent(prefix ## _rb(),	\
+						       &o->node, true),	\
+			     obj_type, node);				\
+}									\
+									\
+static __always_inline obj_type *prefix ## _find_prev(const obj_type *o)	\
+{									\
+	return rb_entry_safe(__rb_santos_find_adjacent(prefix ## _rb(),	\
+						       &o->node, false),	\
+			     obj_type, node);				\
+}									\
+									\
+static __always_inline obj_type *					\
+prefix ## _find_near(cont_type *c, obj_type *near,			\
+		     __rb_santos_kptr(obj_type, key) k)		\
+{									\
+	return rb_entry_safe(__rb_santos_find_near(prefix ## _rb(), c,	\
+						   near ? &near->node	\
+							: NULL, k),	\
+			     obj_type, node);				\
+}									\
+									\
+static __always_inline obj_type *prefix ## _first(cont_type *c)		\
+{									\
+	return rb_entry_safe(__rb_santos_end(prefix ## _rb(), c, false),	\
+			     obj_type, node);				\
+}									\
+									\
+static __always_inline obj_type *prefix ## _last(cont_type *c)		\
+{									\
+	return rb_entry_safe(__rb_santos_end(prefix ## _rb(), c, true),	\
+			     obj_type, node);				\
+}									\
+									\
+static __always_inline obj_type *prefix ## _next(const obj_type *o)	\
+{									\
+	return rb_entry_safe(rb_next(&o->node), obj_type, node);	\
+}									\
+									\
+static __always_inline obj_type *prefix ## _prev(const obj_type *o)	\
+{									\
+	return rb_entry_safe(rb_prev(&o->node), obj_type, node);	\
+}									\
+									\
+static __always_inline void						\
+prefix ## _walk(cont_type *c, void (*fn)(obj_type *o, void *arg),	\
+		void *arg)						\
+{									\
+	struct rb_node *cur, *next;					\
+									\
+	for (cur = __rb_santos_end(prefix ## _rb(), c, false); cur;	\
+	     cur = next) {						\
+		next = rb_next(cur);					\
+		fn(rb_entry(cur, obj_type, node), arg);			\
+	}								\
+}									\
+									\
+static __always_inline unsigned long prefix ## _count(cont_type *c)	\
+{									\
+	BUILD_BUG_ON_MSG(!(prefix ## _rb()->tree_flags & RB_HAS_COUNT),	\
+			 "RB_DEFINE_INTERFACE: " #prefix "_count() needs"	\
+			 " RB_HAS_COUNT");				\
+	return *__rb_santos_count(prefix ## _rb(), c);			\
+}
+
+#endif /* _RBTREE_SANTOS_H */
