@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0
+"""pytest setup for viz/: make rbtilib (tools/) importable, as viz/render does."""
+import sys
+from pathlib import Path
+
+_TOOLS = str(Path(__file__).resolve().parent.parent / "tools")
+if _TOOLS not in sys.path:
+    sys.path.insert(0, _TOOLS)

@@ -1,0 +1,295 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Flipbooks: a series of snapshots of one tree, browsable offline.
+
+Usage (the fuzzer's view)::
+
+    from rbtiviz.flipbook import Series
+
+    with Series("out/flip", "santos", every=10) as series:
+        for op in operations:
+            result = apply(op)
+            series.add(parse_dump(read_dump()), caption=f"{op} -> {result}",
+                       highlight=[touched_id])
+
+This writes ``out/flip/santos/frame_00001.svg``, ``frame_00002.svg``, ...
+(one frame every ``every`` operations, plus one for the last state), then on
+close ``out/flip/santos/index.html`` (the flipbook), ``frames.json`` (the
+same data for scripts) and ``out/flip/index.html`` (links to every tree's
+flipbook under ``out/flip``).
+
+API:
+
+``Series(outdir, tree_name, every=1, fmt="svg", **render_opts)``
+    ``outdir/tree_name/`` is created; frames, ``index.html`` and
+    ``frames.json`` left there by an earlier series are removed.  ``fmt``
+    is ``svg`` or ``png``; ``render_opts`` go to
+    :func:`rbtiviz.render.to_dot` (``max_depth``, ``collapse_over``,
+    ``title``, ``highlight_violation``).
+``Series.add(tree, caption, highlight=(), force=False) -> Path | None``
+    Records one operation and the tree after it.  Every ``every``-th call
+    (or with ``force``, e.g. on a failure) renders a frame and returns its
+    path; the frame's caption lists every operation since the previous
+    frame.  The tree is not copied: do not mutate it afterwards.
+``Series.close() -> Path``
+    Renders the last state if it has no frame yet, writes the index files
+    and returns the path of the tree's ``index.html``.  Also called on
+    leaving a ``with`` block, even by an exception.
+
+The pages are plain HTML and JavaScript with no external assets: they work
+from ``file://``.  Frames are referenced by relative file name.  In the
+flipbook, the arrow keys (or the buttons) step through frames, Home/End go
+to the first/last, PageUp/PageDown jump by ten, space plays/pauses; the
+URL fragment (``#12``) selects a frame.
+"""
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from string import Template
+from typing import Iterable
+
+from rbtilib.dump import Tree
+
+from .render import write_snapshot
+
+FRAME_PATTERN = "frame_{:05d}.{}"
+FRAME_GLOB = re.compile(r"frame_\d{5}\.(svg|png)$")
+INDEX = "index.html"
+FRAMES_JSON = "frames.json"
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]+$")
+
+
+class Series:
+    """Snapshots of one tree, written as frames plus an HTML flipbook."""
+
+    def __init__(self, outdir: str | Path, tree_name: str, every: int = 1,
+                 fmt: str = "svg", **render_opts) -> None:
+        if not _SAFE_NAME.match(tree_name) or tree_name in (".", ".."):
+            raise ValueError(f"tree name {tree_name!r} is not a plain directory name")
+        if every < 1:
+            raise ValueError(f"every must be at least 1, not {every}")
+        if fmt not in ("svg", "png"):
+            raise ValueError(f"frame format must be svg or png, not {fmt!r}")
+        self.outdir = Path(outdir)
+        self.tree_name = tree_name
+        self.dir = self.outdir / tree_name
+        self.every = every
+        self.fmt = fmt
+        self.render_opts = render_opts
+        self.frames: list[dict] = []
+        self._ops = 0
+        self._pending: list[str] = []
+        self._last: tuple[Tree, tuple[int, ...]] | None = None
+        self._closed = False
+        self.dir.mkdir(parents=True, exist_ok=True)
+        for old in self.dir.iterdir():
+            if FRAME_GLOB.match(old.name) or old.name in (INDEX, FRAMES_JSON):
+                old.unlink()
+
+    def __enter__(self) -> Series:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def add(self, tree: Tree, caption: str, highlight: Iterable[int] = (),
+            force: bool = False) -> Path | None:
+        """Record one operation; render a frame every ``every`` operations."""
+        if self._closed:
+            raise RuntimeError(f"series {self.tree_name} is closed")
+        self._ops += 1
+        self._pending.append(caption)
+        self._last = (tree, tuple(highlight))
+        if force or len(self._pending) >= self.every:
+            return self._frame()
+        return None
+
+    def _frame(self) -> Path:
+        assert self._last is not None
+        tree, highlight = self._last
+        number = len(self.frames) + 1
+        path = self.dir / FRAME_PATTERN.format(number, self.fmt)
+        write_snapshot(tree, path, highlight=highlight, **self.render_opts)
+        self.frames.append({
+            "file": path.name,
+            "first_op": self._ops - len(self._pending) + 1,
+            "last_op": self._ops,
+            "ops": self._pending,
+            "count": tree.count,
+            "height": tree.height,
+        })
+        self._pending = []
+        return path
+
+    def close(self) -> Path:
+        """Render the last state if needed, write the index pages."""
+        if not self._closed:
+            if self._pending:
+                self._frame()
+            self._closed = True
+            (self.dir / FRAMES_JSON).write_text(
+                json.dumps({"tree": self.tree_name, "frames": self.frames}, indent=1) + "\n")
+            (self.dir / INDEX).write_text(flipbook_html(self.tree_name, self.frames))
+            write_top_index(self.outdir)
+        return self.dir / INDEX
+
+
+def frame_heading(frame: dict) -> str:
+    """Which operations led to a frame: ``op 7`` or ``ops 11–20``."""
+    first, last = frame["first_op"], frame["last_op"]
+    return f"op {last}" if first == last else f"ops {first}\u2013{last}"
+
+
+def frame_caption(frame: dict) -> str:
+    """One line naming the operations that led to a frame."""
+    return f"{frame_heading(frame)}: " + "; ".join(frame["ops"])
+
+
+def _script_json(value: object) -> str:
+    """JSON safe to embed in a <script> element."""
+    return json.dumps(value).replace("</", "<\\/").replace("<!--", "<\\!--")
+
+
+_FLIPBOOK = Template("""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>$title</title>
+<style>
+body { font-family: sans-serif; margin: 1em 2em; background: #fafafa; color: #212121; }
+#bar { position: sticky; top: 0; background: #fafafa; padding: .5em 0;
+       display: flex; gap: .4em; align-items: center; flex-wrap: wrap; }
+button { font-size: 1em; min-width: 2.5em; }
+#slider { flex: 1; min-width: 10em; }
+#pos { font-family: monospace; min-width: 12em; }
+#caption { font-family: monospace; white-space: pre-wrap; max-height: 8em; overflow: auto;
+           background: #fff; border: 1px solid #ddd; padding: .4em; }
+#view { background: #fff; border: 1px solid #ddd; margin-top: .5em; padding: .5em;
+        text-align: center; }
+#view img { max-width: 100%; height: auto; }
+#list { font-family: monospace; font-size: 90%; }
+#list li.current { background: #fff3c4; }
+</style>
+</head>
+<body>
+<h1>$title</h1>
+<div id="bar">
+ <button id="first" title="first frame (Home)">&#x23EE;</button>
+ <button id="prev" title="previous frame (&#x2190;)">&#x25C0;</button>
+ <button id="play" title="play / pause (space)">play</button>
+ <button id="next" title="next frame (&#x2192;)">&#x25B6;</button>
+ <button id="last" title="last frame (End)">&#x23ED;</button>
+ <input id="slider" type="range" min="1" max="$count" value="1" aria-label="frame">
+ <span id="pos">frame 1 / $count</span>
+</div>
+<div id="caption"></div>
+<div id="view"><img id="image" src="$first" alt="tree snapshot"></div>
+<h2>Frames</h2>
+<ol id="list">
+$items
+</ol>
+<script>
+"use strict";
+const FRAMES = $frames;
+let current = 0, timer = null;
+const $$ = (id) => document.getElementById(id);
+function caption(f) {
+  return f.heading + " (" + f.count + " nodes, height " + f.height + "):\\n" + f.ops.join("\\n");
+}
+function show(i) {
+  if (FRAMES.length === 0) return;
+  current = Math.max(0, Math.min(FRAMES.length - 1, i));
+  const f = FRAMES[current];
+  $$("image").src = f.file;
+  $$("caption").textContent = caption(f);
+  $$("pos").textContent = "frame " + (current + 1) + " / " + FRAMES.length + "  " + f.file;
+  $$("slider").value = current + 1;
+  document.querySelectorAll("#list li").forEach((li, n) => {
+    li.classList.toggle("current", n === current);
+  });
+  history.replaceState(null, "", "#" + (current + 1));
+  if (current + 1 < FRAMES.length) new Image().src = FRAMES[current + 1].file;
+}
+function play() {
+  if (timer) { clearInterval(timer); timer = null; $$("play").textContent = "play"; return; }
+  if (current === FRAMES.length - 1) show(0);
+  $$("play").textContent = "pause";
+  timer = setInterval(() => {
+    if (current >= FRAMES.length - 1) play(); else show(current + 1);
+  }, 700);
+}
+$$("first").onclick = () => show(0);
+$$("prev").onclick = () => show(current - 1);
+$$("next").onclick = () => show(current + 1);
+$$("last").onclick = () => show(FRAMES.length - 1);
+$$("play").onclick = play;
+$$("slider").oninput = (e) => show(Number(e.target.value) - 1);
+document.querySelectorAll("#list a").forEach((a, n) => {
+  a.onclick = (e) => { e.preventDefault(); show(n); };
+});
+document.addEventListener("keydown", (e) => {
+  if (e.target.tagName === "INPUT" && e.key !== " ") return;
+  const steps = { ArrowLeft: -1, ArrowRight: 1, PageUp: -10, PageDown: 10 };
+  if (e.key in steps) show(current + steps[e.key]);
+  else if (e.key === "Home") show(0);
+  else if (e.key === "End") show(FRAMES.length - 1);
+  else if (e.key === " ") play();
+  else return;
+  e.preventDefault();
+});
+show(Number(location.hash.slice(1)) - 1 || 0);
+</script>
+</body>
+</html>
+""")
+
+
+def flipbook_html(tree_name: str, frames: list[dict]) -> str:
+    """The flipbook page for one tree's frames (see :class:`Series`)."""
+    items = "\n".join(
+        f'<li><a href="{html.escape(f["file"])}">{html.escape(f["file"])}</a> '
+        f"{html.escape(frame_caption(f))}</li>" for f in frames)
+    return _FLIPBOOK.substitute(
+        title=html.escape(f"{tree_name}: {len(frames)} frames"),
+        count=len(frames), first=html.escape(frames[0]["file"]) if frames else "",
+        items=items, frames=_script_json([dict(f, heading=frame_heading(f)) for f in frames]))
+
+
+_TOP = Template("""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>rbtree-inspector flipbooks</title>
+<style>
+body { font-family: sans-serif; margin: 1em 2em; color: #212121; }
+td, th { padding: .2em 1em; text-align: left; }
+</style>
+</head>
+<body>
+<h1>rbtree-inspector flipbooks</h1>
+<table>
+<tr><th>tree</th><th>frames</th><th>operations</th><th>last caption</th></tr>
+$rows
+</table>
+</body>
+</html>
+""")
+
+
+def write_top_index(outdir: str | Path) -> Path:
+    """Write ``outdir/index.html`` linking every flipbook directly under it."""
+    outdir = Path(outdir)
+    rows = []
+    for data_file in sorted(outdir.glob(f"*/{FRAMES_JSON}")):
+        frames = json.loads(data_file.read_text())["frames"]
+        name = data_file.parent.name
+        ops = frames[-1]["last_op"] if frames else 0
+        last = frame_caption(frames[-1]) if frames else ""
+        rows.append(f'<tr><td><a href="{html.escape(name)}/{INDEX}">{html.escape(name)}</a>'
+                    f"</td><td>{len(frames)}</td><td>{ops}</td>"
+                    f"<td>{html.escape(last)}</td></tr>")
+    path = outdir / INDEX
+    path.write_text(_TOP.substitute(rows="\n".join(rows)))
+    return path

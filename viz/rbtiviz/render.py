@@ -1,0 +1,388 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Graphviz rendering of rbtree-inspector trees.
+
+A :class:`rbtilib.dump.Tree` (parsed once by ``rbtilib.dump.parse_dump``) is
+turned into DOT text by :func:`to_dot` and into an SVG/PNG/DOT file by
+:func:`write_snapshot`, which runs Graphviz ``dot``.
+
+The drawing follows the child pointers from the root, like the dump does:
+
+- every node is a circle filled red or black, labelled with its key, plus
+  ``#ID`` on ``dup`` trees (where keys repeat) and on outlined nodes (so that
+  a checker message, which names ids, points at a visible label), and the
+  augmented value on augmented trees;
+- every missing child is a small NIL point, so a lone child is visibly a
+  left or a right one and a full drawing has exactly ``n + 1`` NIL leaves;
+- children are ordered (``ordering=out``): the left edge is always emitted
+  before the right one, so the left child is drawn on the left;
+- highlighted node ids get a thick blue outline; with
+  ``highlight_violation=True`` every node named by ``rbtilib.checker.check``
+  gets a thick amber outline and the first violation is printed under the
+  title;
+- ``max_depth`` and ``collapse_over`` replace subtrees by a dashed
+  ``… N nodes`` box (with their key range) so that big trees stay readable.
+
+DOT node names: ``n<ID>`` for tree nodes, ``nil_<ID>_<L|R>`` for NIL leaves,
+``sub_<ID>`` for a box standing for the subtree rooted at node ``ID``,
+``gone_<ID>_<L|R>`` for a child pointer that names no dumped node or a node
+already reached (a cycle or a shared node: only on a corrupted tree).
+"""
+from __future__ import annotations
+
+import dataclasses
+import html
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Collection, Iterable, Iterator
+
+from rbtilib.checker import Violation, check
+from rbtilib.dump import Node, Tree, format_flags
+
+RED_FILL = "#c62828"
+BLACK_FILL = "#212121"
+NODE_FONT_COLOR = "white"
+HIGHLIGHT_COLOR = "#1e88e5"
+VIOLATION_COLOR = "#ffb300"
+HIGHLIGHT_PENWIDTH = 5
+BOX_FILL = "#eeeeee"
+NIL_COLOR = "#9e9e9e"
+FONT = "DejaVu Sans,Helvetica,Arial,sans-serif"
+PNG_DPI = 110
+
+FORMATS = ("svg", "png", "dot")
+
+LEFT, RIGHT = "L", "R"
+
+
+@dataclasses.dataclass(frozen=True)
+class _Child:
+    """One child slot of a drawn node: which side, and what hangs there."""
+
+    parent: int
+    side: str
+    target: int | None
+
+
+def black_height(tree: Tree) -> int | None:
+    """Black nodes on the path from the root to its leftmost NIL.
+
+    This is presentation only (the title shows it); whether all paths agree
+    is the checker's ``black-height`` rule. ``None`` if the path leaves the
+    dumped nodes or loops (a corrupted tree), 0 for an empty tree.
+    """
+    blacks = 0
+    seen: set[int] = set()
+    cur = tree.root
+    while cur is not None:
+        node = tree.nodes.get(cur)
+        if node is None or cur in seen:
+            return None
+        seen.add(cur)
+        blacks += node.color == "B"
+        cur = node.left
+    return blacks
+
+
+def _children(node: Node) -> tuple[_Child, _Child]:
+    return (_Child(node.id, LEFT, node.left), _Child(node.id, RIGHT, node.right))
+
+
+class _Shape:
+    """The tree as drawn: every dumped node once, reached from the root.
+
+    A child pointer becomes a tree edge when it is the first link to reach
+    a dumped node; a link to a node already reached (a cycle or a shared
+    node, only on a corrupted tree) or to an id missing from the dump is
+    not, and is drawn as a dashed box instead. The checker blames such
+    links on its ``parent`` rule; this class only decides what to draw.
+    """
+
+    def __init__(self, tree: Tree) -> None:
+        self.up: dict[int, tuple[int, str] | None] = {}
+        self.kids: dict[int, list[int]] = {}
+        self.order: list[int] = []          # preorder
+        self.size: dict[int, int] = {}
+        if tree.root is None or tree.root not in tree.nodes:
+            return
+        self.up[tree.root] = None
+        stack = [tree.root]
+        while stack:
+            nid = stack.pop()
+            self.order.append(nid)
+            kids = []
+            for child in _children(tree.nodes[nid]):
+                if child.target in tree.nodes and child.target not in self.up:
+                    self.up[child.target] = (nid, child.side)
+                    kids.append(child.target)
+            self.kids[nid] = kids
+            stack.extend(reversed(kids))
+        for nid in reversed(self.order):    # children before parents
+            self.size[nid] = 1 + sum(self.size[k] for k in self.kids[nid])
+
+    def is_edge(self, child: _Child) -> bool:
+        """Whether this child slot is the tree edge that reaches its target."""
+        return self.up.get(child.target) == (child.parent, child.side)
+
+    def subtree(self, top: int) -> Iterator[int]:
+        """Ids under ``top`` (itself included), preorder."""
+        stack = [top]
+        while stack:
+            nid = stack.pop()
+            yield nid
+            stack.extend(reversed(self.kids[nid]))
+
+    def ancestors_of(self, ids: Iterable[int]) -> set[int]:
+        """The given (drawn) ids and every node above them."""
+        keep: set[int] = set()
+        for cur in ids:
+            while cur in self.up and cur not in keep:
+                keep.add(cur)
+                link = self.up[cur]
+                if link is None:
+                    break
+                cur = link[0]
+        return keep
+
+
+def _quote(value: str) -> str:
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return '"' + escaped + '"'
+
+
+class _Html(str):
+    """An HTML-like Graphviz label body (written as <...>, not quoted)."""
+
+
+def _attrs(**attrs: str | int | float) -> str:
+    """A DOT attribute list, quoting every value but HTML labels."""
+    parts = []
+    for name, value in attrs.items():
+        text = f"<{value}>" if isinstance(value, _Html) else _quote(str(value))
+        parts.append(f"{name}={text}")
+    return "[" + ", ".join(parts) + "]"
+
+
+def _node_label(tree: Tree, node: Node, show_id: bool) -> _Html:
+    """Key in bold; ``#ID`` (if asked) and the aug value in small print."""
+    small = []
+    if show_id:
+        small.append(f"#{node.id}")
+    if node.aug is not None:
+        small.append(f"{html.escape(tree.aug or 'aug')} {node.aug}")
+    lines = [f"<B>{node.key}</B>"] + [f'<FONT POINT-SIZE="9">{s}</FONT>' for s in small]
+    return _Html("<BR/>".join(lines))
+
+
+def _title(tree: Tree, title: str | None, violations: list[Violation]) -> _Html:
+    head = title if title is not None else (
+        f"{tree.name} ({tree.api}: {format_flags(tree.flags)})")
+    bh = black_height(tree)
+    stats = (f"{_plural(tree.count, 'node')} \u00b7 height {tree.height} \u00b7 "
+             f"black height {'?' if bh is None else bh}")
+    lines = [f'<FONT POINT-SIZE="16"><B>{html.escape(head)}</B></FONT>',
+             html.escape(stats)]
+    if tree.error:
+        lines.append(f'<FONT COLOR="{RED_FILL}">dump error: {html.escape(tree.error)}</FONT>')
+    if violations:
+        first = violations[0]
+        where = "" if first.node is None else f" node {first.node}"
+        more = f" (+{len(violations) - 1} more)" if len(violations) > 1 else ""
+        lines.append(f'<FONT COLOR="{RED_FILL}">{html.escape(first.cls)}{where}: '
+                     f"{html.escape(first.message)}{more}</FONT>")
+    return _Html("<BR/>".join(lines))
+
+
+def _plural(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
+def _edge(tail: str, head: str, **extra: str | int | float) -> str:
+    return f"  {tail} -> {head}" + (f" {_attrs(**extra)}" if extra else "") + ";"
+
+
+def _nil(name: str) -> str:
+    return f"  {name} " + _attrs(shape="point", width=0.07, color=NIL_COLOR,
+                                 fillcolor=NIL_COLOR) + ";"
+
+
+def _box(name: str, nodes: list[Node], outline: str | None) -> str:
+    keys = [n.key for n in nodes]
+    attrs: dict[str, str | int] = {
+        "shape": "box", "style": "rounded,filled,dashed", "fontcolor": BLACK_FILL,
+        "fontsize": 11, "label": f"\u2026 {_plural(len(nodes), 'node')}\n{min(keys)}..{max(keys)}",
+    }
+    if outline is not None:
+        attrs.update(color=outline, penwidth=HIGHLIGHT_PENWIDTH)
+    return f"  {name} {_attrs(**attrs)};"
+
+
+def _gone(name: str, target: int, why: str) -> str:
+    return f"  {name} " + _attrs(shape="box", style="dashed", color=RED_FILL,
+                                 fontcolor=RED_FILL, fontsize=10,
+                                 label=f"#{target}?\n{why}") + ";"
+
+
+def _tree_node(tree: Tree, node: Node, outline: str | None) -> str:
+    fill = RED_FILL if node.color == "R" else BLACK_FILL
+    # Ids tell equal keys apart and match outlined nodes to messages.
+    label = _node_label(tree, node, "dup" in tree.flags or outline is not None)
+    attrs: dict[str, str | int] = {"label": label, "fillcolor": fill, "color": fill}
+    if "<BR/>" in label:        # two or three lines: a rounded box stays compact
+        attrs.update(shape="box", style="rounded,filled", margin="0.08,0.03")
+    if outline is not None:
+        attrs.update(color=outline, penwidth=HIGHLIGHT_PENWIDTH)
+    return f"  n{node.id} {_attrs(**attrs)};"
+
+
+@dataclasses.dataclass(frozen=True)
+class _Marks:
+    """Which nodes to outline: asked for by the caller, or named by the checker."""
+
+    highlight: frozenset[int]
+    flagged: frozenset[int]
+
+    def outline(self, ids: Collection[int]) -> str | None:
+        """Outline colour for a node (or a box holding ``ids``), None if plain."""
+        if not self.highlight.isdisjoint(ids):
+            return HIGHLIGHT_COLOR
+        if not self.flagged.isdisjoint(ids):
+            return VIOLATION_COLOR
+        return None
+
+
+def _body(tree: Tree, marks: _Marks, max_depth: int | None,
+          collapse_over: int | None) -> Iterator[str]:
+    """DOT statements for the nodes and edges, walking preorder from the root."""
+    if tree.root is None:
+        yield _nil("nil_root")
+        return
+    if tree.root not in tree.nodes:
+        yield _gone("gone_root", tree.root, "not dumped")
+        return
+    shape = _Shape(tree)
+    keep = shape.ancestors_of(marks.highlight | marks.flagged)
+
+    def boxed(node_id: int, depth: int) -> bool:
+        if max_depth is not None and depth > max_depth:
+            return True
+        return (collapse_over is not None and node_id != tree.root
+                and node_id not in keep and shape.size[node_id] > collapse_over)
+
+    stack: list[tuple[int, int]] = [(tree.root, 1)]
+    while stack:
+        node_id, depth = stack.pop()
+        if boxed(node_id, depth):
+            inside = list(shape.subtree(node_id))
+            yield _box(f"sub_{node_id}", [tree.nodes[i] for i in inside],
+                       marks.outline(inside))
+            continue
+        node = tree.nodes[node_id]
+        yield _tree_node(tree, node, marks.outline({node_id}))
+        tail = f"n{node_id}"
+        below = []
+        for child in _children(node):
+            if child.side == RIGHT and (node.left, node.right) != (None, None):
+                # An invisible middle child pushes a lone child off-centre.
+                yield f"  mid_{node_id} " + _attrs(style="invis", label="", width=0.1) + ";"
+                yield _edge(tail, f"mid_{node_id}", style="invis")
+            if child.target is None:
+                name = f"nil_{node_id}_{child.side}"
+                yield _nil(name)
+                yield _edge(tail, name, color=NIL_COLOR)
+            elif not shape.is_edge(child):
+                name = f"gone_{node_id}_{child.side}"
+                why = "linked twice" if child.target in tree.nodes else "not dumped"
+                yield _gone(name, child.target, why)
+                yield _edge(tail, name, color=RED_FILL, style="dashed")
+            else:
+                head = "sub_" if boxed(child.target, depth + 1) else "n"
+                yield _edge(tail, f"{head}{child.target}")
+                below.append((child.target, depth + 1))
+        stack.extend(reversed(below))
+
+
+def violations_of(tree: Tree) -> list[Violation]:
+    """Everything ``rbtilib.checker.check`` reports for ``tree``."""
+    return list(check(tree))
+
+
+def to_dot(tree: Tree, highlight: Iterable[int] = (), max_depth: int | None = None,
+           collapse_over: int | None = None, title: str | None = None,
+           highlight_violation: bool = False) -> str:
+    """Return DOT text drawing ``tree``.
+
+    @highlight: node ids to outline in blue.
+    @max_depth: draw at most this many levels (the root is level 1); deeper
+        subtrees become ``… N nodes`` boxes.
+    @collapse_over: a subtree of more than this many nodes becomes a box,
+        except the root and the nodes on the way to a highlighted (or, with
+        highlight_violation, flagged) node, which stay expanded.
+    @title: replaces the first title line (name, api and flags).
+    @highlight_violation: outline in amber every node the checker names and
+        print the first violation under the title.
+    """
+    if max_depth is not None and max_depth < 1:
+        raise ValueError(f"max_depth must be at least 1, not {max_depth}")
+    if collapse_over is not None and collapse_over < 1:
+        raise ValueError(f"collapse_over must be at least 1, not {collapse_over}")
+    wanted = frozenset(highlight)
+    violations = violations_of(tree) if highlight_violation else []
+    flagged = frozenset(v.node for v in violations if v.node is not None) - wanted
+    lines = [
+        f"digraph {_quote('rbtree ' + tree.name)} {{",
+        "  graph " + _attrs(ordering="out", nodesep=0.3, ranksep=0.4, labelloc="t",
+                            fontname=FONT, fontsize=12, bgcolor="white", margin=0.2,
+                            label=_title(tree, title, violations)) + ";",
+        "  node " + _attrs(shape="circle", style="filled", fontname=FONT, fontsize=13,
+                           fontcolor=NODE_FONT_COLOR, width=0.5, margin=0.03,
+                           penwidth=1.5, fillcolor=BOX_FILL) + ";",
+        "  edge " + _attrs(arrowhead="none", color="#616161", penwidth=1.3) + ";",
+    ]
+    lines.extend(_body(tree, _Marks(wanted, flagged), max_depth, collapse_over))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def dot_binary() -> str:
+    """Path of Graphviz ``dot``; raises FileNotFoundError if absent."""
+    found = shutil.which("dot") or ("/usr/bin/dot" if Path("/usr/bin/dot").exists() else None)
+    if found is None:
+        raise FileNotFoundError("Graphviz 'dot' not found on PATH (apt-get install graphviz)")
+    return found
+
+
+def format_of(path: str | Path, fmt: str | None = None) -> str:
+    """The output format: ``fmt`` if given, else from the file suffix."""
+    fmt = fmt or Path(path).suffix.lstrip(".").lower()
+    if fmt not in FORMATS:
+        raise ValueError(f"{path}: unknown output format {fmt!r}, "
+                         f"want one of {', '.join(FORMATS)}")
+    return fmt
+
+
+def run_dot(dot_text: str, fmt: str) -> bytes:
+    """Lay out ``dot_text`` with Graphviz and return the ``fmt`` output."""
+    cmd = [dot_binary(), f"-T{fmt}"]
+    if fmt == "png":
+        cmd.append(f"-Gdpi={PNG_DPI}")
+    proc = subprocess.run(cmd, input=dot_text.encode(), capture_output=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"dot -T{fmt} failed ({proc.returncode}): "
+                           f"{proc.stderr.decode(errors='replace').strip()}")
+    return proc.stdout
+
+
+def write_snapshot(tree: Tree, path: str | Path, highlight: Iterable[int] = (),
+                   fmt: str | None = None, **opts) -> Path:
+    """Render ``tree`` to ``path`` (svg, png or dot, from ``fmt`` or the suffix).
+
+    ``opts`` go to :func:`to_dot` (max_depth, collapse_over, title,
+    highlight_violation). Returns the path written.
+    """
+    path = Path(path)
+    fmt = format_of(path, fmt)
+    text = to_dot(tree, highlight=highlight, **opts)
+    data = text.encode() if fmt == "dot" else run_dot(text, fmt)
+    path.write_bytes(data)
+    return path

@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tests for rbtiviz.flipbook: frames every K operations, the index pages,
+and (when node is installed) the page's script driven by key presses."""
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rbtiviz.flipbook import Series
+from rbtiviz.test_render import DUMP_7, DUMP_DUP, DUMP_EMPTY, DUMP_RED_RED, tree_of
+
+TREES = [DUMP_EMPTY, DUMP_DUP, DUMP_7, DUMP_RED_RED, DUMP_7]
+CAPTIONS = ["clear", "i 5 <dup>", "i 40 & more", "corrupt color 30", "check"]
+
+
+def run_series(outdir: Path, every: int, **opts) -> Series:
+    with Series(outdir, "santos", every=every, **opts) as series:
+        for text, caption in zip(TREES, CAPTIONS):
+            series.add(tree_of(text), caption, highlight=[4])
+    return series
+
+
+def test_frames_every_k_operations_plus_the_last(tmp_path):
+    series = run_series(tmp_path, every=2)
+    tree_dir = tmp_path / "santos"
+    files = sorted(p.name for p in tree_dir.glob("frame_*"))
+    assert files == ["frame_00001.svg", "frame_00002.svg", "frame_00003.svg"]
+    assert [f["ops"] for f in series.frames] == [CAPTIONS[0:2], CAPTIONS[2:4], CAPTIONS[4:]]
+    assert [(f["first_op"], f["last_op"]) for f in series.frames] == [(1, 2), (3, 4), (5, 5)]
+    # Frame 2 shows the tree after op 4 (count 7), frame 1 after op 2 (the dup tree).
+    assert "overstreet_dup" in (tree_dir / files[0]).read_text()
+    assert [f["count"] for f in series.frames] == [3, 7, 7]
+    data = json.loads((tree_dir / "frames.json").read_text())
+    assert data == {"tree": "santos", "frames": series.frames}
+
+
+def test_every_one_gives_a_frame_per_add_and_force_cuts_early(tmp_path):
+    with Series(tmp_path, "t", every=3) as series:
+        assert series.add(tree_of(DUMP_7), "a") is None
+        forced = series.add(tree_of(DUMP_7), "b", force=True)
+        assert forced == tmp_path / "t" / "frame_00001.svg" and forced.exists()
+    assert [f["ops"] for f in series.frames] == [["a", "b"]]
+    assert len(run_series(tmp_path, every=1).frames) == len(TREES)
+
+
+def test_index_lists_every_frame_and_caption(tmp_path):
+    series = run_series(tmp_path, every=1)
+    page = (tmp_path / "santos" / "index.html").read_text()
+    for number, caption in enumerate(CAPTIONS, 1):
+        name = f"frame_{number:05d}.svg"
+        assert f'<a href="{name}">{name}</a> op {number}: {html.escape(caption)}</li>' in page
+    assert "<dup>" not in page.split("<script>")[0]        # escaped in the HTML part
+    assert "</" not in page.split("const FRAMES = ")[1].split(";\n")[0]
+    assert not re.search(r'(src|href)="(https?:|/)', page)  # only relative references
+    top = (tmp_path / "index.html").read_text()
+    assert '<a href="santos/index.html">santos</a></td><td>5</td><td>5</td>' in top
+    assert series.close() == tmp_path / "santos" / "index.html"   # idempotent
+    with pytest.raises(RuntimeError, match="closed"):
+        series.add(tree_of(DUMP_7), "late")
+
+
+def test_top_index_links_all_trees_and_rerun_replaces_frames(tmp_path):
+    run_series(tmp_path, every=1)
+    with Series(tmp_path, "other", fmt="png") as other:
+        other.add(tree_of(DUMP_7), "i 1")
+    assert (tmp_path / "other" / "frame_00001.png").read_bytes()[:4] == b"\x89PNG"
+    top = (tmp_path / "index.html").read_text()
+    assert 'href="santos/index.html"' in top and 'href="other/index.html"' in top
+    run_series(tmp_path, every=5)
+    assert len(list((tmp_path / "santos").glob("frame_*"))) == 1
+
+
+def test_render_options_reach_the_frames(tmp_path):
+    run_series(tmp_path, every=1, highlight_violation=True, max_depth=1)
+    svg = (tmp_path / "santos" / "frame_00004.svg").read_text()
+    assert "red node 3 has red parent 2" in svg and "3 nodes" in svg
+
+
+def test_bad_arguments(tmp_path):
+    with pytest.raises(ValueError, match="directory name"):
+        Series(tmp_path, "../x")
+    with pytest.raises(ValueError, match="every"):
+        Series(tmp_path, "x", every=0)
+    with pytest.raises(ValueError, match="svg or png"):
+        Series(tmp_path, "x", fmt="dot")
+
+
+# A minimal DOM for the page's script: elements by id, the frame list,
+# key events, history. Prints the state after each step as JSON lines.
+_HARNESS = r"""
+const els = {};
+const el = (id) => els[id] || (els[id] = {id, textContent: "", src: "", value: 0});
+const items = Array.from({length: NFRAMES}, () => ({
+  classList: {on: false, toggle(c, v) { this.on = v; }}, onclick: null}));
+let keyHandler = null, hash = INITIAL_HASH;
+global.document = {
+  getElementById: el,
+  querySelectorAll: () => items,
+  addEventListener: (type, fn) => { if (type === "keydown") keyHandler = fn; },
+};
+global.location = {get hash() { return hash; }};
+global.history = {replaceState: (s, t, h) => { hash = h; }};
+global.Image = function () {};
+const state = () => console.log(JSON.stringify({
+  src: el("image").src, pos: el("pos").textContent, caption: el("caption").textContent,
+  hash, current: items.findIndex((i) => i.classList.on)}));
+const key = (k) => keyHandler({key: k, target: {tagName: "BODY"}, preventDefault() {}});
+eval(SCRIPT);
+state();
+for (const step of STEPS) {
+  if (step.startsWith("click:")) el(step.slice(6)).onclick(); else key(step);
+  state();
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
+def test_page_script_steps_with_keys_and_buttons(tmp_path):
+    run_series(tmp_path, every=1)
+    page = (tmp_path / "santos" / "index.html").read_text()
+    script = page.split("<script>")[1].split("</script>")[0]
+    steps = ["ArrowRight", "ArrowRight", "ArrowLeft", "End", "ArrowRight", "Home",
+             "ArrowLeft", "click:next", "click:last", "click:prev", "click:first"]
+    js = (_HARNESS.replace("NFRAMES", str(len(TREES))).replace("INITIAL_HASH", '"#3"')
+          .replace("STEPS", json.dumps(steps)).replace("SCRIPT", json.dumps(script)))
+    (tmp_path / "harness.js").write_text(js)
+    proc = subprocess.run(["node", str(tmp_path / "harness.js")], capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    states = [json.loads(line) for line in proc.stdout.splitlines()]
+    shown = [s["current"] + 1 for s in states]
+    assert shown == [3, 4, 5, 4, 5, 5, 1, 1, 2, 5, 4, 1]   # starts at #3, clamps at both ends
+    for state, number in zip(states, shown):
+        assert state["src"] == f"frame_{number:05d}.svg"
+        assert state["pos"].startswith(f"frame {number} / 5")
+        assert state["hash"] == f"#{number}"
+        assert state["caption"].startswith(f"op {number} (")
+        assert state["caption"].endswith(CAPTIONS[number - 1])
