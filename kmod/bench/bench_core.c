@@ -1,0 +1,698 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What does a generic rbtree API cost?  The same operations on the same
+ * nodes and keys, through each API:
+ *
+ *	open		open-coded loops, as elv_rb_add() and elv_rb_find()
+ *	mainline	6.1's rb_add() and rb_find() (no "greater" helper)
+ *	ovs_inline	Overstreet's _rb_insert_allow_dup(), _rb_search(),
+ *			_rb_greater()
+ *	ovs_ool		Overstreet's out-of-line rb_insert_allow_dup(),
+ *			rb_search(), rb_greater(), comparing through the
+ *			function pointer as a module calls them
+ *	santos		RB_DEFINE_INTERFACE() with RB_UNIQUE_KEYS
+ *	santos_lc	the same plus RB_HAS_LEFTMOST and RB_HAS_COUNT
+ *	santos_dup	RB_DEFINE_INTERFACE() without flags: equal keys allowed,
+ *			as in the elevator, so find means find-first
+ *
+ * Every operation of every variant is a noinline function of its own, as
+ * elv_rb_add() is, so that its code size can be read with nm and every
+ * variant pays the same call.  Operations an API does not have (erase, and
+ * walk except for Santos) use the plain rb_erase() and rb_first()/rb_next()
+ * functions, which makes those cells of identical code a measure of noise.
+ *
+ * This file is compiled unchanged in the kernel (bench_module.c) and in
+ * userspace over tools/lib/rbtree.c (bench_user.c); see bench.h.
+ */
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/rbtree.h>
+#include <linux/string.h>
+
+#include "../rbtree_overstreet.h"
+#include "../rbtree_santos.h"
+#include "bench.h"
+
+/* The layout every variant works on: a sector-like key after the node. */
+struct bench_obj {
+	struct rb_node node;
+	u64 key;
+};
+
+/* Container; only the Santos variants with caches use more than @root. */
+struct bench_tree {
+	struct rb_root root;
+	struct rb_node *leftmost;
+	unsigned long count;
+};
+
+/* Sparse does not predefine __VERSION__. */
+#ifdef __VERSION__
+#define BENCH_COMPILER	__VERSION__
+#else
+#define BENCH_COMPILER	"unknown"
+#endif
+
+#define bench_obj_of(n)	rb_entry(n, struct bench_obj, node)
+
+/* Order-sensitive digest of a sequence of keys. */
+static __always_inline u64 bench_hash(u64 h, u64 key)
+{
+	return (h ^ key) * 0x100000001b3ULL;
+}
+
+#ifdef BENCH_BRANCHY_CMP
+#define BENCH_CMP_NAME	"branchy"
+#else
+#define BENCH_CMP_NAME	"arith"
+#endif
+
+/*
+ * Three-way key comparison without overflow, the way every variant's
+ * comparison function computes it.  By default the branch-free idiom
+ * (a > b) - (a < b); with BENCH_BRANCHY_CMP the if-chain most
+ * hand-written comparators use.  The generic loops' code depends on it:
+ * GCC turns "cmp() < 0 ? left : right" into a conditional move when the
+ * sign is computed arithmetically, but branches on an if-chain, as in the
+ * open-coded loops.
+ */
+static __always_inline int bench_cmp_keys(u64 a, u64 b)
+{
+#ifdef BENCH_BRANCHY_CMP
+	if (a < b)
+		return -1;
+	return a > b;
+#else
+	return (a > b) - (a < b);
+#endif
+}
+
+/* --- open: the classic open-coded loops of block/elevator.c --- */
+
+static noinline void bench_open_insert(struct bench_tree *t,
+				       struct bench_obj *obj)
+{
+	struct rb_node **p = &t->root.rb_node;
+	struct rb_node *parent = NULL;
+
+	while (*p) {
+		parent = *p;
+		if (obj->key < bench_obj_of(parent)->key)
+			p = &(*p)->rb_left;
+		else
+			p = &(*p)->rb_right;
+	}
+
+	rb_link_node(&obj->node, parent, p);
+	rb_insert_color(&obj->node, &t->root);
+}
+
+static noinline struct bench_obj *bench_open_find(struct bench_tree *t,
+						  u64 key)
+{
+	struct rb_node *n = t->root.rb_node;
+	struct bench_obj *obj;
+
+	while (n) {
+		obj = bench_obj_of(n);
+		if (key < obj->key)
+			n = n->rb_left;
+		else if (key > obj->key)
+			n = n->rb_right;
+		else
+			return obj;
+	}
+
+	return NULL;
+}
+
+static noinline struct bench_obj *bench_open_greater(struct bench_tree *t,
+						     u64 key)
+{
+	struct rb_node *n = t->root.rb_node, *greater = NULL;
+
+	while (n) {
+		if (key < bench_obj_of(n)->key) {
+			greater = n;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+
+	return rb_entry_safe(greater, struct bench_obj, node);
+}
+
+/* Shared by every variant whose API has no erase or walk of its own. */
+static noinline void bench_plain_erase(struct bench_tree *t,
+				       struct bench_obj *obj)
+{
+	rb_erase(&obj->node, &t->root);
+}
+
+static noinline u64 bench_plain_walk(struct bench_tree *t)
+{
+	struct rb_node *n;
+	u64 h = 0;
+
+	for (n = rb_first(&t->root); n; n = rb_next(n))
+		h = bench_hash(h, bench_obj_of(n)->key);
+	return h;
+}
+
+/* --- mainline: 6.1's rb_add() and rb_find() --- */
+
+static __always_inline bool bench_mainline_less(struct rb_node *a,
+						const struct rb_node *b)
+{
+	return bench_obj_of(a)->key < bench_obj_of(b)->key;
+}
+
+static __always_inline int bench_mainline_cmp(const void *key,
+					      const struct rb_node *n)
+{
+	return bench_cmp_keys(*(const u64 *)key, bench_obj_of(n)->key);
+}
+
+static noinline void bench_mainline_insert(struct bench_tree *t,
+					   struct bench_obj *obj)
+{
+	rb_add(&obj->node, &t->root, bench_mainline_less);
+}
+
+static noinline struct bench_obj *bench_mainline_find(struct bench_tree *t,
+						      u64 key)
+{
+	return rb_entry_safe(rb_find(&key, &t->root, bench_mainline_cmp),
+			     struct bench_obj, node);
+}
+
+/* --- Overstreet: one node comparison, inline or through the pointer --- */
+
+static int bench_ovs_cmp(struct rb_node *l, struct rb_node *r)
+{
+	return bench_cmp_keys(bench_obj_of(l)->key, bench_obj_of(r)->key);
+}
+
+static noinline void bench_ovs_inline_insert(struct bench_tree *t,
+					     struct bench_obj *obj)
+{
+	_rb_insert_allow_dup(&t->root, &obj->node, bench_ovs_cmp);
+}
+
+static noinline struct bench_obj *bench_ovs_inline_find(struct bench_tree *t,
+							u64 key)
+{
+	struct bench_obj search = { .key = key };
+
+	return container_of_or_null(_rb_search(&t->root, &search.node,
+					       bench_ovs_cmp),
+				    struct bench_obj, node);
+}
+
+static noinline struct bench_obj *
+bench_ovs_inline_greater(struct bench_tree *t, u64 key)
+{
+	struct bench_obj search = { .key = key };
+
+	return container_of_or_null(_rb_greater(&t->root, &search.node,
+						bench_ovs_cmp),
+				    struct bench_obj, node);
+}
+
+static noinline void bench_ovs_ool_insert(struct bench_tree *t,
+					  struct bench_obj *obj)
+{
+	rb_insert_allow_dup(&t->root, &obj->node, bench_ovs_cmp);
+}
+
+static noinline struct bench_obj *bench_ovs_ool_find(struct bench_tree *t,
+						     u64 key)
+{
+	struct bench_obj search = { .key = key };
+
+	return container_of_or_null(rb_search(&t->root, &search.node,
+					      bench_ovs_cmp),
+				    struct bench_obj, node);
+}
+
+static noinline struct bench_obj *bench_ovs_ool_greater(struct bench_tree *t,
+							u64 key)
+{
+	struct bench_obj search = { .key = key };
+
+	return container_of_or_null(rb_greater(&t->root, &search.node,
+					       bench_ovs_cmp),
+				    struct bench_obj, node);
+}
+
+static noinline u64 bench_ovs_walk(struct bench_tree *t)
+{
+	struct bench_obj *obj;
+	u64 h = 0;
+
+	for (obj = RB_FIRST(&t->root, struct bench_obj, node); obj;
+	     obj = RB_NEXT(obj, node))
+		h = bench_hash(h, obj->key);
+	return h;
+}
+
+/* --- Santos: generated typed interfaces --- */
+
+static long bench_santos_compare(const u64 *a, const u64 *b)
+{
+	return bench_cmp_keys(*a, *b);
+}
+
+RB_DEFINE_INTERFACE(bench_su, struct bench_tree, root,
+		    /* no leftmost */, /* no rightmost */, /* no count */,
+		    struct bench_obj, node, key,
+		    RB_UNIQUE_KEYS, bench_santos_compare, 0)
+
+RB_DEFINE_INTERFACE(bench_slc, struct bench_tree, root,
+		    leftmost, /* no rightmost */, count,
+		    struct bench_obj, node, key,
+		    RB_UNIQUE_KEYS | RB_HAS_LEFTMOST | RB_HAS_COUNT,
+		    bench_santos_compare, 0)
+
+RB_DEFINE_INTERFACE(bench_sdup, struct bench_tree, root,
+		    /* no leftmost */, /* no rightmost */, /* no count */,
+		    struct bench_obj, node, key,
+		    0, bench_santos_compare, 0)
+
+static __always_inline void bench_santos_visit(struct bench_obj *obj,
+					       void *arg)
+{
+	u64 *h = arg;
+
+	*h = bench_hash(*h, obj->key);
+}
+
+/* The five operations of one Santos interface, as noinline functions. */
+#define BENCH_SANTOS_OPS(name, prefix)					\
+static noinline void bench_##name##_insert(struct bench_tree *t,	\
+					   struct bench_obj *obj)	\
+{									\
+	prefix##_insert(t, obj);					\
+}									\
+									\
+static noinline struct bench_obj *bench_##name##_find(struct bench_tree *t, \
+						      u64 key)		\
+{									\
+	return prefix##_find(t, &key);					\
+}									\
+									\
+static noinline struct bench_obj *					\
+bench_##name##_greater(struct bench_tree *t, u64 key)			\
+{									\
+	return prefix##_find_near(t, NULL, &key);			\
+}									\
+									\
+static noinline void bench_##name##_erase(struct bench_tree *t,	\
+					  struct bench_obj *obj)	\
+{									\
+	prefix##_remove(t, obj);					\
+}									\
+									\
+static noinline u64 bench_##name##_walk(struct bench_tree *t)		\
+{									\
+	u64 h = 0;							\
+									\
+	prefix##_walk(t, bench_santos_visit, &h);			\
+	return h;							\
+}
+
+BENCH_SANTOS_OPS(santos, bench_su)
+BENCH_SANTOS_OPS(santos_lc, bench_slc)
+BENCH_SANTOS_OPS(santos_dup, bench_sdup)
+
+/* --- the timed loops --- */
+
+enum bench_op {
+	BENCH_INSERT,
+	BENCH_FIND_HIT,
+	BENCH_FIND_MISS,
+	BENCH_GREATER,
+	BENCH_WALK,
+	BENCH_ERASE,
+	BENCH_NR_OPS
+};
+
+static const char *const bench_op_names[BENCH_NR_OPS] = {
+	[BENCH_INSERT]		= "insert",
+	[BENCH_FIND_HIT]	= "find_hit",
+	[BENCH_FIND_MISS]	= "find_miss",
+	[BENCH_GREATER]		= "greater",
+	[BENCH_WALK]		= "walk",
+	[BENCH_ERASE]		= "erase",
+};
+
+/**
+ * struct bench_set - one tree size and key order
+ * @tree: the tree, empty between cycles
+ * @objs: the nodes, inserted in array order, so that allocation order is
+ *	insertion order; their keys are 2, 4, ... 2 * @n in @order
+ * @keys: keys looked up, one per node in lookup order; @keys[i] - 1 is
+ *	absent, and its successor is @keys[i]
+ * @erase: indices into @objs, in the same lookup order
+ * @n: number of nodes
+ * @order: "random" or "sequential"
+ */
+struct bench_set {
+	struct bench_tree tree;
+	struct bench_obj *objs;
+	u64 *keys;
+	u32 *erase;
+	unsigned long n;
+	const char *order;
+};
+
+/*
+ * One operation over the whole set.  Called with constant function
+ * pointers from each variant's bench_*_loop(), so that the calls in the
+ * loops are direct, as in real users.
+ */
+static __always_inline u64
+bench_loop(struct bench_set *s, enum bench_op op,
+	   void (*insert)(struct bench_tree *t, struct bench_obj *obj),
+	   struct bench_obj *(*find)(struct bench_tree *t, u64 key),
+	   struct bench_obj *(*greater)(struct bench_tree *t, u64 key),
+	   void (*erase)(struct bench_tree *t, struct bench_obj *obj),
+	   u64 (*walk)(struct bench_tree *t))
+{
+	struct bench_tree *t = &s->tree;
+	struct bench_obj *obj;
+	unsigned long i;
+	u64 sum = 0;
+
+	switch (op) {
+	case BENCH_INSERT:
+		for (i = 0; i < s->n; i++)
+			insert(t, &s->objs[i]);
+		break;
+	case BENCH_FIND_HIT:
+		for (i = 0; i < s->n; i++) {
+			obj = find(t, s->keys[i]);
+			sum += obj ? obj->key : 0;
+		}
+		break;
+	case BENCH_FIND_MISS:
+		for (i = 0; i < s->n; i++) {
+			obj = find(t, s->keys[i] - 1);
+			sum += obj ? obj->key : 0;
+		}
+		break;
+	case BENCH_GREATER:
+		for (i = 0; greater && i < s->n; i++) {
+			obj = greater(t, s->keys[i] - 1);
+			sum += obj ? obj->key : 0;
+		}
+		break;
+	case BENCH_WALK:
+		sum = walk(t);
+		break;
+	case BENCH_ERASE:
+		for (i = 0; i < s->n; i++)
+			erase(t, &s->objs[s->erase[i]]);
+		break;
+	default:
+		break;
+	}
+
+	return sum;
+}
+
+#define BENCH_VARIANT(name, insert, find, greater, erase, walk)	\
+static noinline u64 bench_##name##_loop(struct bench_set *s,		\
+					enum bench_op op)		\
+{									\
+	return bench_loop(s, op, insert, find, greater, erase, walk);	\
+}
+
+BENCH_VARIANT(open, bench_open_insert, bench_open_find, bench_open_greater,
+	      bench_plain_erase, bench_plain_walk)
+BENCH_VARIANT(mainline, bench_mainline_insert, bench_mainline_find, NULL,
+	      bench_plain_erase, bench_plain_walk)
+BENCH_VARIANT(ovs_inline, bench_ovs_inline_insert, bench_ovs_inline_find,
+	      bench_ovs_inline_greater, bench_plain_erase, bench_ovs_walk)
+BENCH_VARIANT(ovs_ool, bench_ovs_ool_insert, bench_ovs_ool_find,
+	      bench_ovs_ool_greater, bench_plain_erase, bench_ovs_walk)
+BENCH_VARIANT(santos, bench_santos_insert, bench_santos_find,
+	      bench_santos_greater, bench_santos_erase, bench_santos_walk)
+BENCH_VARIANT(santos_lc, bench_santos_lc_insert, bench_santos_lc_find,
+	      bench_santos_lc_greater, bench_santos_lc_erase,
+	      bench_santos_lc_walk)
+BENCH_VARIANT(santos_dup, bench_santos_dup_insert, bench_santos_dup_find,
+	      bench_santos_dup_greater, bench_santos_dup_erase,
+	      bench_santos_dup_walk)
+
+/**
+ * struct bench_variant - one API under test
+ * @name: name in the output
+ * @loop: runs one operation over a whole set
+ * @has_greater: the API has a "first node after a key" search
+ * @has_caches: the variant keeps @leftmost and @count of struct bench_tree
+ */
+struct bench_variant {
+	const char *name;
+	u64 (*loop)(struct bench_set *s, enum bench_op op);
+	bool has_greater;
+	bool has_caches;
+};
+
+static const struct bench_variant bench_variants[] = {
+	{ "open",	bench_open_loop,	true,	false },
+	{ "mainline",	bench_mainline_loop,	false,	false },
+	{ "ovs_inline",	bench_ovs_inline_loop,	true,	false },
+	{ "ovs_ool",	bench_ovs_ool_loop,	true,	false },
+	{ "santos",	bench_santos_loop,	true,	false },
+	{ "santos_lc",	bench_santos_lc_loop,	true,	true },
+	{ "santos_dup",	bench_santos_dup_loop,	true,	false },
+};
+
+#define BENCH_NR_VARIANTS	ARRAY_SIZE(bench_variants)
+
+/*
+ * Digest of the tree's shape-independent state after an insert or erase
+ * pass: its keys in order, and whether the caches agree with the tree (a
+ * stale cache changes the digest, so it shows as a disagreement).
+ */
+static u64 bench_digest(const struct bench_set *s,
+			const struct bench_variant *v)
+{
+	const struct bench_tree *t = &s->tree;
+	unsigned long count = 0;
+	struct rb_node *n;
+	u64 h = 0;
+
+	for (n = rb_first(&t->root); n; n = rb_next(n)) {
+		h = bench_hash(h, bench_obj_of(n)->key);
+		count++;
+	}
+	if (v->has_caches) {
+		if (t->leftmost != rb_first(&t->root))
+			h ^= 1;
+		if (t->count != count)
+			h ^= 2;
+	}
+	return h;
+}
+
+/* xorshift64*: the same key orders in the kernel and in userspace. */
+static u64 bench_rand(u64 *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545f4914f6cdd1dULL;
+}
+
+/* @perm = 0 .. @n - 1, shuffled if @state is not NULL. */
+static void bench_permute(u32 *perm, unsigned long n, u64 *state)
+{
+	unsigned long i, j;
+	u32 tmp;
+
+	for (i = 0; i < n; i++)
+		perm[i] = i;
+	for (i = n - 1; state && i > 0; i--) {
+		j = ((bench_rand(state) >> 32) * (i + 1)) >> 32;
+		tmp = perm[i];
+		perm[i] = perm[j];
+		perm[j] = tmp;
+	}
+}
+
+static void bench_set_free(struct bench_set *s)
+{
+	bench_free(s->objs);
+	bench_free(s->keys);
+	bench_free(s->erase);
+}
+
+/* Nodes and key orders for @n nodes; @random or ascending keys. */
+static int bench_set_init(struct bench_set *s, unsigned long n, bool random,
+			  u64 seed)
+{
+	u64 state = (seed ^ n) * 0x9e3779b97f4a7c15ULL | 1;
+	u64 *rng = random ? &state : NULL;
+	unsigned long i;
+	u32 *inv;
+
+	*s = (struct bench_set){ .n = n,
+				 .order = random ? "random" : "sequential" };
+	s->objs = bench_alloc(n * sizeof(*s->objs));
+	s->keys = bench_alloc(n * sizeof(*s->keys));
+	s->erase = bench_alloc(n * sizeof(*s->erase));
+	inv = bench_alloc(n * sizeof(*inv));
+	if (!s->objs || !s->keys || !s->erase || !inv) {
+		bench_free(inv);
+		bench_set_free(s);
+		return -ENOMEM;
+	}
+
+	/* Insertion order: objs[i] gets the key of rank perm[i]. */
+	bench_permute(s->erase, n, rng);
+	for (i = 0; i < n; i++) {
+		s->objs[i].key = 2 * ((u64)s->erase[i] + 1);
+		inv[s->erase[i]] = i;
+	}
+	/* Lookup and erase order: an independent permutation of the ranks. */
+	bench_permute(s->erase, n, rng);
+	for (i = 0; i < n; i++) {
+		s->keys[i] = 2 * ((u64)s->erase[i] + 1);
+		s->erase[i] = inv[s->erase[i]];
+	}
+
+	bench_free(inv);
+	return 0;
+}
+
+/*
+ * One repetition of variant @v on @s: @passes times build the tree, run
+ * every search and the walk, and tear it down; add up the time and the
+ * digest of each operation.
+ */
+static void bench_cycle(struct bench_set *s, const struct bench_variant *v,
+			unsigned long passes, u64 *elapsed, u64 *check)
+{
+	unsigned long pass;
+	u64 t0, sum;
+	int op;
+
+	for (pass = 0; pass < passes; pass++) {
+		for (op = 0; op < BENCH_NR_OPS; op++) {
+			if (op == BENCH_GREATER && !v->has_greater)
+				continue;
+			t0 = bench_now();
+			sum = v->loop(s, op);
+			elapsed[op] += bench_now() - t0;
+			if (op == BENCH_INSERT || op == BENCH_ERASE)
+				sum = bench_digest(s, v);
+			check[op] += sum;
+			bench_yield();
+		}
+	}
+}
+
+static void bench_emit_cells(struct bench_out *out, const struct bench_set *s,
+			     const struct bench_variant *v, unsigned int rep,
+			     unsigned long ops, const u64 *elapsed, const u64 *check)
+{
+	int op;
+
+	for (op = 0; op < BENCH_NR_OPS; op++) {
+		if (op == BENCH_GREATER && !v->has_greater)
+			continue;
+		bench_emit(out, "cell %s %s %s %lu %u %lu %llu %llx\n",
+			   v->name, bench_op_names[op], s->order, s->n, rep, ops,
+			   (unsigned long long)elapsed[op],
+			   (unsigned long long)check[op]);
+	}
+}
+
+/* All variants on one set, interleaved: each repetition in a new order. */
+static void bench_set_run(const struct bench_config *cfg,
+			  struct bench_out *out, struct bench_set *s)
+{
+	unsigned long passes = (cfg->min_ops + s->n - 1) / s->n;
+	const struct bench_variant *v;
+	u64 elapsed[BENCH_NR_OPS], check[BENCH_NR_OPS];
+	unsigned int rep, k;
+
+	if (!passes)
+		passes = 1;
+	/* Repetition 0 is the warm-up. */
+	for (rep = 0; rep <= cfg->reps; rep++) {
+		for (k = 0; k < BENCH_NR_VARIANTS; k++) {
+			v = &bench_variants[(k + rep) % BENCH_NR_VARIANTS];
+			memset(elapsed, 0, sizeof(elapsed));
+			memset(check, 0, sizeof(check));
+			bench_cycle(s, v, passes, elapsed, check);
+			if (rep)
+				bench_emit_cells(out, s, v, rep - 1,
+						 passes * s->n, elapsed, check);
+		}
+	}
+}
+
+/**
+ * bench_output_size() - bound on the length of bench_run()'s output
+ * @cfg: sizes and repetitions
+ *
+ * Return: bytes that are always enough for the output of a run with @cfg.
+ */
+size_t bench_output_size(const struct bench_config *cfg)
+{
+	size_t cells = (size_t)cfg->nr_sizes * cfg->reps * 2 *
+		       BENCH_NR_VARIANTS * BENCH_NR_OPS;
+
+	/* a cell line is at most ~110 bytes; header and meta well below 4K */
+	return cells * 128 + 4096;
+}
+
+/**
+ * bench_run() - run the whole benchmark and print its results
+ * @cfg: sizes, repetitions and seed
+ * @out: where bench_emit() writes
+ *
+ * Return: 0, -EINVAL for a size of 0 or above 2^30 or a number of
+ * repetitions out of 1..BENCH_MAX_REPS, or -ENOMEM.
+ */
+int bench_run(const struct bench_config *cfg, struct bench_out *out)
+{
+	struct bench_set s;
+	unsigned int i, order;
+	int ret;
+
+	if (!cfg->reps || cfg->reps > BENCH_MAX_REPS || !cfg->nr_sizes ||
+	    cfg->nr_sizes > BENCH_MAX_SIZES)
+		return -EINVAL;
+	for (i = 0; i < cfg->nr_sizes; i++)
+		if (!cfg->sizes[i] || cfg->sizes[i] > (1UL << 30))
+			return -EINVAL;
+
+	bench_emit(out, "rbtree-bench %d\n", BENCH_FORMAT_VERSION);
+	bench_emit(out, "meta compiler %s\n", BENCH_COMPILER);
+	bench_emit(out, "meta clock %s\n", cfg->clock);
+	bench_emit(out, "meta cmp %s\n", BENCH_CMP_NAME);
+	bench_emit(out, "meta reps %u\n", cfg->reps);
+	bench_emit(out, "meta min_ops %lu\n", cfg->min_ops);
+	bench_emit(out, "meta seed %llu\n", (unsigned long long)cfg->seed);
+	for (i = 0; i < BENCH_NR_VARIANTS; i++)
+		bench_emit(out, "variant %s\n", bench_variants[i].name);
+
+	for (i = 0; i < cfg->nr_sizes; i++) {
+		for (order = 0; order < 2; order++) {
+			ret = bench_set_init(&s, cfg->sizes[i], !order,
+					     cfg->seed);
+			if (ret)
+				return ret;
+			bench_set_run(cfg, out, &s);
+			bench_set_free(&s);
+		}
+	}
+
+	bench_emit(out, "end\n");
+	return 0;
+}

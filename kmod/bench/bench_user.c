@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rbtree-bench: bench_core.c on the host, over the kernel tree's userspace
+ * rbtree (tools/lib/rbtree.c).  Prints the format described in bench.h.
+ *
+ * usage: rbtree-bench [-n SIZE[,SIZE...]] [-r REPS] [-m MIN_OPS] [-s SEED]
+ *
+ * Times are the thread's CPU time.  Pin it to one CPU from outside
+ * (taskset); tools/bench does.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+struct bench_out {
+	FILE *file;
+};
+
+/*
+ * CPU time of this thread, not wall time: on a loaded machine the time
+ * other tasks run on our CPU is then not counted against a variant.
+ */
+u64 bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void *bench_alloc(size_t size)
+{
+	return malloc(size);
+}
+
+void bench_free(void *p)
+{
+	free(p);
+}
+
+void bench_yield(void)
+{
+}
+
+void bench_emit(struct bench_out *out, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	vfprintf(out->file, fmt, args);
+	va_end(args);
+}
+
+static void die_usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [-n SIZE[,SIZE...]] [-r REPS] [-m MIN_OPS] [-s SEED]\n",
+		prog);
+	exit(2);
+}
+
+/* Parse "1000,10000" into @cfg's sizes. */
+static int parse_sizes(struct bench_config *cfg, char *list)
+{
+	char *tok, *end;
+
+	cfg->nr_sizes = 0;
+	for (tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+		if (cfg->nr_sizes == BENCH_MAX_SIZES)
+			return -1;
+		cfg->sizes[cfg->nr_sizes++] = strtoul(tok, &end, 0);
+		if (*end)
+			return -1;
+	}
+	return cfg->nr_sizes ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_config cfg = {
+		.sizes = { 1000, 10000, 100000, 1000000 },
+		.nr_sizes = 4,
+		.reps = 5,
+		.min_ops = 200000,
+		.seed = 1,
+		.clock = "ns",	/* of thread CPU time */
+	};
+	struct bench_out out = { .file = stdout };
+	int opt, ret;
+
+	while ((opt = getopt(argc, argv, "n:r:m:s:h")) != -1) {
+		switch (opt) {
+		case 'n':
+			if (parse_sizes(&cfg, optarg))
+				die_usage(argv[0]);
+			break;
+		case 'r':
+			cfg.reps = strtoul(optarg, NULL, 0);
+			break;
+		case 'm':
+			cfg.min_ops = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			cfg.seed = strtoull(optarg, NULL, 0);
+			break;
+		default:
+			die_usage(argv[0]);
+		}
+	}
+	if (optind != argc)
+		die_usage(argv[0]);
+
+	ret = bench_run(&cfg, &out);
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", argv[0], strerror(-ret));
+		return 1;
+	}
+	return fflush(stdout) ? 1 : 0;
+}
