@@ -1,0 +1,646 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Bad input on every writable file of every tree (HARDENING.md, table 1).
+
+Each tree starts from :data:`BASELINE`; after every write the tree's dump,
+its ``check`` and its ``corrupt`` flag must be byte for byte what they
+were (a tree that changed is reported and rebuilt, so one failure does
+not hide the next).  Each input gives one result line covering all trees.
+"""
+
+import mmap
+import os
+import time
+from dataclasses import dataclass, field
+
+from rbtilib.driver import Debugfs, DebugfsError, TreeInfo
+from rbtilib.dump import parse_dump
+
+from . import files
+from .kernel import Param
+from .tap import Reporter
+
+S64_MIN = -(1 << 63)
+S64_MAX = (1 << 63) - 1
+WRITE_LIMIT = 256 * 1024
+
+BASELINE = [S64_MIN, -1, 0, 1, 2, 5, 7, 8, 10, 12, 16, 34, 255, 1234,
+            S64_MAX]
+"""Every tree's contents during these tests.  Misparsed bad input would
+hit one of them: ``10x`` -> 10, ``0x10`` -> 0 or 16, ``010`` as octal 8,
+``1e3`` -> 1, an S64 overflow that wraps or saturates."""
+
+KEY_FILES = ("insert", "find", "erase", "near")
+READ_ONLY = ("dump", "stats", "check")
+WRITE_ONLY = ("insert", "erase", "clear", "corrupt")
+
+BAD_WRITES = [
+    ("empty write", b""),
+    ("one space", b" "),
+    ("one newline", b"\n"),
+    ("whitespace only", b" \t\n\v\f\r  \n"),
+    ("NUL only", b"\0"),
+    ("NUL then newline", b"\0\n"),
+]
+"""Rejected by every writable file with EINVAL: no command at all."""
+
+BAD_KEYS = [
+    ("letters", b"abc"),
+    ("trailing junk", b"10x"),
+    ("trailing junk after space-less sign", b"-10-"),
+    ("leading junk", b"x10"),
+    ("hex", b"0x10"),
+    ("upper-case hex", b"0X1F"),
+    ("hex digits", b"ff"),
+    ("0o octal", b"0o7"),
+    ("0b binary", b"0b1"),
+    ("exponent", b"1e3"),
+    ("fraction", b"1.5"),
+    ("comma list", b"1,2"),
+    ("underscore", b"1_000"),
+    ("double minus", b"--1"),
+    ("plus minus", b"+-1"),
+    ("minus plus", b"-+1"),
+    ("sign alone", b"-"),
+    ("plus alone", b"+"),
+    ("S64_MAX + 1", b"9223372036854775808"),
+    ("S64_MIN - 1", b"-9223372036854775809"),
+    ("U64_MAX", b"18446744073709551615"),
+    ("2^64", b"18446744073709551616"),
+    ("30 nines", b"9" * 30),
+    ("-30 nines", b"-" + b"9" * 30),
+    ("401-digit number", b"1" + b"0" * 400),
+    ("embedded NUL", b"1\x002"),
+    ("trailing NUL", b"10\0"),
+    ("leading NUL", b"\x0010"),
+    ("non-ASCII digit", "\u0661".encode()),
+    ("byte 0xff", b"\xff"),
+    ("key then byte 0x80", b"10\x80"),
+]
+"""Tokens that are not a key: EINVAL wherever a key is expected."""
+
+ACCEPTED = [
+    ("plain decimal", b"10", 10),
+    ("trailing newline", b"10\n", 10),
+    ("CRLF", b"10\r\n", 10),
+    ("leading zero is decimal", b"010", 10),
+    ("plus sign", b"+10", 10),
+    ("surrounding whitespace", b" \t10 \n", 10),
+    ("minus zero", b"-0", 0),
+    ("plus zero", b"+0", 0),
+    ("negative", b"-1", -1),
+    ("1000 leading zeros", b"0" * 1000 + b"7", 7),
+    ("S64_MAX", b"9223372036854775807", S64_MAX),
+    ("S64_MIN", b"-9223372036854775808", S64_MIN),
+    ("S64_MIN with a leading zero", b"-09223372036854775808", S64_MIN),
+]
+"""Valid single keys and the key each denotes (checked through find)."""
+
+TOO_BIG = [WRITE_LIMIT + 1, 1 << 20, 16 << 20]
+HUGE_MAPPED = 512 << 20
+"""A write of this size comes from an untouched anonymous mapping (zero
+pages): the module must refuse it by size without copying it."""
+
+MAP_NORESERVE = 0x4000
+
+
+@dataclass
+class Bench:
+    """The trees under test and their baseline snapshots."""
+
+    rep: Reporter
+    dfs: Debugfs
+    infos: list[TreeInfo]
+    base: dict = field(default_factory=dict)
+
+    def path(self, tree: str, name: str) -> str:
+        return self.dfs.path(tree, name)
+
+    def reset(self, tree: str) -> None:
+        """Rebuild *tree* as BASELINE and remember its snapshot."""
+        self.dfs.clear(tree)
+        self.dfs.insert(tree, BASELINE)
+        self.base[tree] = files.snapshot(self.dfs, tree)
+
+    def reset_all(self) -> list[str]:
+        """Rebuild every tree; return problems with the new baselines."""
+        out = []
+        for info in self.infos:
+            self.reset(info.name)
+            snap = self.base[info.name]
+            out += [f"{info.name}: {p}" for p in files.problems(snap)]
+            if snap.keys() != sorted(BASELINE):
+                out.append(f"{info.name}: baseline keys {snap.keys()}")
+        return out
+
+    def unchanged(self, tree: str, mode: bool = False) -> list[str]:
+        """Problems if *tree* differs from its baseline (then rebuilt).
+
+        The dump is compared byte for byte; the check verdict is a function
+        of what the dump shows, so it is re-read only if the dump changed.
+        Corrupt mode is not in the dump: *mode* also compares ``stats``.
+        """
+        base = self.base[tree]
+        try:
+            same = self.dfs.dump_text(tree) == base.dump
+            if same and mode:
+                same = str(self.dfs.stats(tree)["corrupt"]) == base.corrupt
+        except DebugfsError:
+            same = False
+        if same:
+            return []
+        after, err = files.state(self.dfs, tree)
+        self.reset(tree)
+        if after is None:
+            return [f"{tree}: cannot read state: {err}"]
+        return [f"{tree}: {d}" for d in files.diff(base, after)]
+
+    def trees(self, want=lambda info: True) -> list[TreeInfo]:
+        return [i for i in self.infos if want(i)]
+
+    def attempt(self, name: str, data, expect: str | set, desc: str,
+                trees: list[TreeInfo] | None = None,
+                offset: int | None = None) -> bool:
+        """Write *data* to file *name* of each tree; expect *expect* and an
+        unchanged tree; print one result line."""
+        want = {expect} if isinstance(expect, str) else expect
+        bad = []
+        for info in trees if trees is not None else self.infos:
+            got = files.write(self.path(info.name, name), data, offset)
+            self.rep.count("bad inputs tried")
+            if got not in want:
+                bad.append(f"{info.name}: got {got}, expected "
+                           f"{'/'.join(sorted(want))}")
+            bad += self.unchanged(info.name, name == "corrupt")
+        shown = "/".join(sorted(want))
+        return self.rep.expect(bad, f"{name}: {desc} -> {shown}, "
+                               "tree unchanged")
+
+
+def unique_only(info: TreeInfo) -> bool:
+    """Unique trees that reject (not replace) a present key."""
+    return "unique" in info.flags and "replace" not in info.flags
+
+
+def run(rep: Reporter, dfs: Debugfs, infos: list[TreeInfo]) -> None:
+    """All bad-input tests (module loaded, allow_corrupt 0)."""
+    bench = Bench(rep, dfs, infos)
+    rep.expect(bench.reset_all(), "baseline (with S64_MIN and S64_MAX) "
+               "inserted in one write on every tree, both checkers clean")
+    for part in (key_files, insert_batches, ops_file, clear_file,
+                 corrupt_file, sizes, boundaries, accepted_forms, extremes,
+                 wrong_direction, small_reads):
+        t0 = time.monotonic()
+        part(bench)
+        rep.note(f"{part.__name__}: {time.monotonic() - t0:.1f} s")
+
+
+def key_files(bench: Bench) -> None:
+    """insert, find, erase, near: bad writes and bad keys -> EINVAL."""
+    for name in KEY_FILES:
+        for desc, data in BAD_WRITES:
+            bench.attempt(name, data, "EINVAL", desc)
+        for desc, data in BAD_KEYS:
+            bench.attempt(name, data, "EINVAL", f"{desc} {data[:24]!r}")
+            bench.attempt(name, data + b"\n", "EINVAL",
+                          f"{desc} with newline")
+        if name != "insert":
+            bench.attempt(name, b"5 7", "EINVAL", "two keys")
+            bench.attempt(name, b"5\n7\n", "EINVAL", "two lines")
+            bench.attempt(name, b"- 1", "EINVAL", "sign, space, digit")
+
+
+def insert_batches(bench: Bench) -> None:
+    """Many keys in one insert with one bad key in the middle."""
+    new = [str(k).encode() for k in range(1000, 2000)]
+    for desc, data in BAD_KEYS:
+        keys = new[:500] + [data] + new[500:]
+        bench.attempt("insert", b" ".join(keys), "EINVAL",
+                      f"1001 keys, key 501 {desc}")
+    keys = new[:500] + [b"10"] + new[500:]
+    bench.attempt("insert", b" ".join(keys), "EEXIST",
+                  "1001 keys, key 501 present", bench.trees(unique_only))
+    keys = new[:500] + [b"1499"] + new[500:]
+    bench.attempt("insert", b"\n".join(keys), "EEXIST",
+                  "1001 keys, key 501 repeated within the write",
+                  bench.trees(unique_only))
+
+
+def ops_file(bench: Bench) -> None:
+    """ops: bad batches fail whole (EINVAL), results stay ENODATA."""
+    pre = b"i 61\n"        # would be applied if the batch half-ran
+    for desc, data in BAD_WRITES:
+        bench.attempt("ops", data, "EINVAL", desc)
+    for desc, data in BAD_KEYS:
+        for code in b"ifen":
+            line = bytes([code]) + b" " + data + b"\n"
+            bench.attempt("ops", pre + line + b"f 61\n", "EINVAL",
+                          f"line 2 {chr(code)} {desc}")
+    bad_lines = [
+        ("unknown command x", b"x 5"), ("upper-case I", b"I 5"),
+        ("word command", b"insert 5"), ("no space", b"i5"),
+        ("doubled command", b"ii 5"), ("key without command", b"5"),
+        ("i without key", b"i"), ("i with two keys", b"i 5 6"),
+        ("f without key", b"f"), ("f with two keys", b"f 5 6"),
+        ("e without key", b"e"), ("e with two keys", b"e 5 6"),
+        ("n without key", b"n"), ("n with three keys", b"n 5 6 7"),
+        ("NUL inside a line", b"i 5\0"), ("NUL line", b"\0"),
+        ("command then NUL key", b"f \0"), ("sign, space, digit", b"i - 5"),
+    ]
+    for desc, line in bad_lines:
+        bench.attempt("ops", pre + line + b"\n", "EINVAL",
+                      f"line 2: {desc}")
+    lines = [f"i {k}".encode() for k in range(1000, 2000)]
+    bench.attempt("ops", b"\n".join(lines[:500] + [b"i 1x"] + lines[500:]),
+                  "EINVAL", "1001 lines, line 501 bad key")
+    bench.attempt("ops", b"\n".join(lines[:500] + [b"q 1"] + lines[500:]),
+                  "EINVAL", "1001 lines, line 501 unknown command")
+    ops_results(bench)
+
+
+def ops_results(bench: Bench) -> None:
+    """Reading ops results: ENODATA before a batch and after a failed one;
+    a batch split over two writes fails in both halves."""
+    bad = []
+    for info in bench.infos:
+        fd = files.ops_fd(bench.path(info.name, "ops"))
+        try:
+            got, _ = files.read_fd(fd)
+            if got != "ENODATA":
+                bad.append(f"{info.name}: fresh fd read gave {got}")
+            got = files.write_fd(fd, b"i 61\nx 1\n")
+            got2, _ = files.read_fd(fd)
+            if (got, got2) != ("EINVAL", "ENODATA"):
+                bad.append(f"{info.name}: failed batch then read: {got}, "
+                           f"{got2} (expected EINVAL, ENODATA)")
+            # One command split over two write() calls: each is a
+            # command of its own, both malformed.
+            for part in (b"i 61\nf", b" 61\n"):
+                got = files.write_fd(fd, part)
+                if got != "EINVAL":
+                    bad.append(f"{info.name}: split batch {part!r}: {got}")
+            bench.rep.count("bad inputs tried", 4)
+        finally:
+            os.close(fd)
+        bad += bench.unchanged(info.name)
+    bench.rep.expect(bad, "ops: read before any batch and after a failed "
+                     "one -> ENODATA; a batch split over two writes -> "
+                     "EINVAL twice, tree unchanged")
+
+
+def clear_file(bench: Bench) -> None:
+    """clear: needs exactly one token."""
+    for desc, data in BAD_WRITES:
+        bench.attempt("clear", data, "EINVAL", desc)
+    for desc, data in [("two tokens", b"1 2"), ("two lines", b"1\n1\n"),
+                       ("embedded NUL", b"1\x001"), ("trailing NUL", b"1\0"),
+                       ("leading NUL", b"\x001")]:
+        bench.attempt("clear", data, "EINVAL", desc)
+
+
+def corrupt_file(bench: Bench) -> None:
+    """corrupt: EPERM while allow_corrupt is 0; bad commands EINVAL (or
+    ENOENT for an absent key) while it is 1; never corrupt mode."""
+    commands = [b"color 5", b"black 5", b"key 5 6", b"key 5 1000",
+                b"parent 5", b"leftmost", b"rightmost", b"count", b"aug 5",
+                b"color 424242", b"foo", b"color"]
+    for cmd in commands:
+        bench.attempt("corrupt", cmd, "EPERM", f"allow_corrupt 0: {cmd!r}")
+    for desc, data in BAD_WRITES:
+        bench.attempt("corrupt", data, {"EPERM", "EINVAL"},
+                      f"allow_corrupt 0: {desc}")
+    with Param("allow_corrupt", "1"):
+        corrupt_bad_commands(bench)
+
+
+def corrupt_bad_commands(bench: Bench) -> None:
+    """Malformed or inapplicable corrupt commands (allow_corrupt 1)."""
+    for desc, data in BAD_WRITES:
+        bench.attempt("corrupt", data, "EINVAL", desc)
+    malformed = [
+        ("unknown command", b"foo 5"), ("upper case", b"COLOR 5"),
+        ("color without key", b"color"), ("color with two keys", b"color 5 7"),
+        ("black without key", b"black"), ("key with one key", b"key 5"),
+        ("key with three keys", b"key 5 6 7"), ("parent without key", b"parent"),
+        ("count with a key", b"count 5"), ("leftmost with a key", b"leftmost 5"),
+        ("rightmost with a key", b"rightmost 5"), ("aug without key", b"aug"),
+        ("NUL after command", b"color 5\0"), ("NUL in command", b"col\0or 5"),
+        ("two commands", b"color 5\ncolor 7"),
+    ]
+    malformed += [(f"color, {d}", b"color " + k) for d, k in BAD_KEYS[:12]]
+    malformed += [(f"key NEWKEY {d}", b"key 5 " + k) for d, k in BAD_KEYS[:8]]
+    for desc, data in malformed:
+        bench.attempt("corrupt", data, "EINVAL", desc)
+    for cmd in (b"color 424242", b"black 424242", b"key 424242 1",
+                b"parent 424242"):
+        bench.attempt("corrupt", cmd, "ENOENT", f"absent key: {cmd!r}")
+    bench.attempt("corrupt", b"aug 424242", "ENOENT", "absent key: aug",
+                  bench.trees(lambda i: "augmented" in i.flags))
+    for flag, cmd in (("leftmost", b"leftmost"), ("rightmost", b"rightmost"),
+                      ("count", b"count"), ("augmented", b"aug 5")):
+        bench.attempt("corrupt", cmd, "EINVAL",
+                      f"{cmd.decode()} on a tree without {flag}",
+                      bench.trees(lambda i, f=flag: f not in i.flags))
+    # The root is black in every valid tree.
+    bad = []
+    for info in bench.infos:
+        keys = bench.base[info.name].items()
+        root = parse_dump(bench.base[info.name].dump).root
+        key = next(k for k, i in keys if i == root)
+        got = files.write(bench.path(info.name, "corrupt"),
+                          f"black {key}".encode())
+        bench.rep.count("bad inputs tried")
+        if got != "EINVAL":
+            bad.append(f"{info.name}: black <root key {key}>: {got}")
+        bad += bench.unchanged(info.name, True)
+    bench.rep.expect(bad, "corrupt: black on a black node (the root) -> "
+                     "EINVAL, tree unchanged")
+
+
+def _huge_zero_buffer(size: int):
+    """A read-only view of *size* bytes of untouched anonymous memory."""
+    return mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
+                     | MAP_NORESERVE, prot=mmap.PROT_READ)
+
+
+def sizes(bench: Bench) -> None:
+    """E2BIG above 256 KiB on every writable file; 256 KiB itself is fine."""
+    names = KEY_FILES + ("clear", "ops", "corrupt")
+    for size in TOO_BIG:
+        for name in names:
+            unit = b"f 10\n" if name == "ops" else b"1 "
+            data = (unit * (size // len(unit) + 1))[:size]
+            bench.attempt(name, data, "E2BIG", f"{size}-byte write")
+    huge = _huge_zero_buffer(HUGE_MAPPED)
+    try:
+        for name in names:
+            bench.attempt(name, huge, "E2BIG",
+                          f"{HUGE_MAPPED >> 20} MiB write of NULs")
+    finally:
+        huge.close()
+    exact_limit(bench)
+
+
+def exact_limit(bench: Bench) -> None:
+    """Writes of exactly 256 KiB are accepted and applied whole."""
+    bad = []
+    pad = b" " * (WRITE_LIMIT - 3) + b"10\n"
+    for info in bench.infos:
+        got = files.write(bench.path(info.name, "find"), pad)
+        if got != "ok":
+            bad.append(f"{info.name}: find, 256 KiB: {got}")
+        # 2000 keys with a long run of blanks in the middle, 256 KiB in all.
+        keys = [str(k) for k in range(100000, 102000)]
+        head = " ".join(keys[:1000]).encode()
+        tail = " ".join(keys[1000:]).encode() + b"\n"
+        data = head + b" \t" * ((WRITE_LIMIT - len(head) - len(tail)) // 2)
+        data = data + b" " * (WRITE_LIMIT - len(data) - len(tail)) + tail
+        assert len(data) == WRITE_LIMIT
+        got = files.write(bench.path(info.name, "insert"), data)
+        if got != "ok":
+            bad.append(f"{info.name}: insert, 256 KiB with {len(keys)} "
+                       f"keys: {got}")
+        else:
+            snap = files.snapshot(bench.dfs, info.name)
+            want = sorted(BASELINE + [int(k) for k in keys])
+            if snap.keys() != want:
+                bad.append(f"{info.name}: after 256 KiB insert: "
+                           f"{len(snap.keys())} keys, want {len(want)}")
+            bad += [f"{info.name}: {p}" for p in files.problems(snap)]
+        bench.reset(info.name)
+    bench.rep.expect(bad, "find and insert: a write of exactly 256 KiB is "
+                     "accepted and applied whole")
+
+
+def boundaries(bench: Bench) -> None:
+    """Write boundaries: a command split over two writes is two commands;
+    pwrite at any offset is a write; the position does not move."""
+    bad = []
+    for info in bench.infos:
+        name = info.name
+        path = bench.path(name, "insert")
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            got = [files.write_fd(fd, b"77"), files.write_fd(fd, b"88\n")]
+            got += [files.write_fd(fd, b"-"), files.write_fd(fd, b"66")]
+            for i, off in enumerate((1, 4095, 4097, (1 << 40) + 3)):
+                got.append(files.write_fd(fd, str(62 + i).encode(), off))
+            got.append(files.write_fd(fd, b"99", -1))
+            try:
+                pos = os.lseek(fd, 0, os.SEEK_CUR)
+            except OSError:
+                pos = 0         # not seekable: nothing to advance
+        finally:
+            os.close(fd)
+        bench.rep.count("bad inputs tried", 9)
+        want = ["ok", "ok", "EINVAL", "ok", "ok", "ok", "ok", "ok", "EINVAL"]
+        if got != want:
+            bad.append(f"{name}: outcomes {got}, expected {want}")
+        if pos != 0:
+            bad.append(f"{name}: file position {pos} after writes")
+        keys = files.snapshot(bench.dfs, name).keys()
+        want_keys = sorted(BASELINE + [77, 88, 66, 62, 63, 64, 65])
+        if keys != want_keys:
+            extra = sorted(set(keys) ^ set(want_keys))
+            bad.append(f"{name}: keys differ from the expected by {extra}")
+        bench.reset(name)
+    bench.rep.expect(bad, "insert: '77' + '88' is two keys, '-' + '66' is "
+                     "EINVAL then 66, pwrite at offsets 1, 4095, 4097, 2^40+3"
+                     " inserts, offset -1 EINVAL, position stays 0")
+    bad = []
+    for info in bench.infos:
+        fd = files.ops_fd(bench.path(info.name, "ops"))
+        try:
+            out = []
+            for line, off in ((b"i 71\n", None), (b"f 71\n", 3),
+                              (b"e 71\n", 1 << 33)):
+                got = files.write_fd(fd, line, off)
+                files.rewind(fd)
+                res = files.read_fd(fd)
+                out.append((got, res[0], res[1].decode().split()[:1]))
+        finally:
+            os.close(fd)
+        want = [("ok", "ok", ["ok"]), ("ok", "ok", ["found"]),
+                ("ok", "ok", ["erased"])]
+        if out != want:
+            bad.append(f"{info.name}: {out}, expected {want}")
+        bad += [f"{info.name}: {p}" for p in
+                files.problems(files.snapshot(bench.dfs, info.name))]
+        bench.reset(info.name)
+    bench.rep.expect(bad, "ops: three one-line batches on one fd (two by "
+                     "pwrite at odd offsets) each run and each read back")
+    bad = []
+    for info in bench.infos:
+        fd = files.ops_fd(bench.path(info.name, "ops"))
+        try:
+            got = files.write_fd(fd, b"\n\n i 73 \r\n\t\r\n\nf 73\r\ne 73")
+            res = files.read_fd(fd)
+        finally:
+            os.close(fd)
+        words = [line.split()[0] for line in res[1].decode().splitlines()]
+        if (got, res[0], words) != ("ok", "ok", ["ok", "found", "erased"]):
+            bad.append(f"{info.name}: {got}, {res}")
+        if files.snapshot(bench.dfs, info.name).items() != \
+                bench.base[info.name].items():
+            bad.append(f"{info.name}: contents differ after i/e 73")
+        bench.reset(info.name)
+    bench.rep.expect(bad, "ops: blank lines, CRLF, tabs and a last line "
+                     "without newline: three ops run")
+
+
+def accepted_forms(bench: Bench) -> None:
+    """Valid key spellings: find reports the key they denote."""
+    for desc, data, key in ACCEPTED:
+        bad = []
+        for info in bench.infos:
+            base = dict((k, i) for k, i in
+                        reversed(bench.base[info.name].items()))
+            got = files.write(bench.path(info.name, "find"), data)
+            res = files.read(bench.path(info.name, "find"))
+            want = ("ok", "ok", f"{base[key]} {key}")
+            have = (got, res[0], res[1].decode(errors="replace").strip())
+            if have != want:
+                bad.append(f"{info.name}: {have}, expected {want}")
+            bad += bench.unchanged(info.name)
+        bench.rep.count("valid inputs tried", len(bench.infos))
+        bench.rep.expect(bad, f"find: {desc} {data[:24]!r} is key {key}")
+    bad = []
+    for info in bench.infos:
+        name = info.name
+        got = [files.write(bench.path(name, "insert"), b"+0077\n"),
+               files.write(bench.path(name, "near"), b"076"),
+               files.write(bench.path(name, "erase"), b" 077 ")]
+        near = files.read(bench.path(name, "near"))[1].decode().split()
+        if got != ["ok"] * 3 or near[1:] != ["77"]:
+            bad.append(f"{name}: insert/near/erase gave {got}, near {near}")
+        if files.snapshot(bench.dfs, name).items() != \
+                bench.base[name].items():
+            bad.append(f"{name}: contents differ after insert+erase of 77")
+        bench.reset(name)
+    bench.rep.expect(bad, "insert '+0077', near '076', erase ' 077 ' all "
+                     "denote 77")
+
+
+def extremes(bench: Bench) -> None:
+    """S64_MIN and S64_MAX through every key file."""
+    bad = []
+    lo, hi = str(S64_MIN), str(S64_MAX)
+    for info in bench.infos:
+        name = info.name
+        path = lambda f: bench.path(name, f)    # noqa: E731
+        bench.dfs.clear(name)
+        steps = [
+            ("insert", f"{lo} {hi}", None),
+            ("find", lo, lo), ("find", hi, hi),
+            ("near", lo, hi), ("near", str(S64_MAX - 1), hi),
+            ("near", hi, "ENOENT"),
+            ("erase", lo, None), ("near", lo, hi), ("erase", hi, None),
+            ("find", hi, "ENOENT"),
+        ]
+        for fname, arg, want in steps:
+            got = files.write(path(fname), arg.encode())
+            if want == "ENOENT" or want is None:
+                if got != (want or "ok"):
+                    bad.append(f"{name}: {fname} {arg}: {got}, "
+                               f"expected {want or 'ok'}")
+                continue
+            res = files.read(path(fname))[1].decode().split()
+            if got != "ok" or res[1:] != [want]:
+                bad.append(f"{name}: {fname} {arg}: {got} {res}, expected "
+                           f"key {want}")
+        if files.snapshot(bench.dfs, name).keys():
+            bad.append(f"{name}: not empty after erasing both")
+        bench.reset(name)
+    bench.rep.expect(bad, "S64_MIN and S64_MAX: inserted, found, near "
+                     "crosses the whole range, near S64_MAX is ENOENT, erased")
+
+
+def wrong_direction(bench: Bench) -> None:
+    """Writing a read-only file or reading a write-only one: EINVAL."""
+    bad = []
+    for info in bench.infos:
+        for name in READ_ONLY:
+            got = files.write(bench.path(info.name, name), b"1")
+            if got != "EINVAL":
+                bad.append(f"{info.name}/{name}: write gave {got}")
+        for name in WRITE_ONLY:
+            got, _ = files.read(bench.path(info.name, name))
+            if got != "EINVAL":
+                bad.append(f"{info.name}/{name}: read gave {got}")
+        bench.rep.count("bad inputs tried", len(READ_ONLY) + len(WRITE_ONLY))
+        bad += bench.unchanged(info.name)
+    got = files.write(bench.dfs.path(None, "trees"), b"1")
+    if got != "EINVAL":
+        bad.append(f"trees: write gave {got}")
+    bench.rep.expect(bad, "write to trees/dump/stats/check and read of "
+                     "insert/erase/clear/corrupt -> EINVAL")
+
+
+def fresh_reads(rep: Reporter, dfs: Debugfs, infos: list[TreeInfo]) -> None:
+    """find/near/ops read before any successful query: ENODATA, also after
+    failed queries; then a query's result is kept until the next success."""
+    bad = []
+    for info in infos:
+        name = info.name
+        path = lambda f: dfs.path(name, f)      # noqa: E731
+        got = [files.read(path("find"))[0], files.read(path("near"))[0]]
+        got += [files.write(path("find"), b"424242"),
+                files.write(path("near"), str(S64_MAX).encode()),
+                files.write(path("find"), b"x"),
+                files.read(path("find"))[0], files.read(path("near"))[0]]
+        fd = files.ops_fd(path("ops"))
+        try:
+            got.append(files.read_fd(fd)[0])
+        finally:
+            os.close(fd)
+        want = ["ENODATA", "ENODATA", "ENOENT", "ENOENT", "EINVAL",
+                "ENODATA", "ENODATA", "ENODATA"]
+        if got != want:
+            bad.append(f"{name}: {got}, expected {want}")
+        rep.count("bad inputs tried", len(got))
+        dfs.clear(name)
+        dfs.insert(name, [5, 9])
+        nid = dict(files.snapshot(dfs, name).items())[5]
+        got = [files.write(path("find"), b"5"),
+               files.write(path("find"), b"6"),
+               files.read(path("find"))[1].decode().strip()]
+        if got != ["ok", "ENOENT", f"{nid} 5"]:
+            bad.append(f"{name}: find 5, find 6, read: {got}")
+        dfs.clear(name)
+    rep.expect(bad, "fresh module: reading find, near and ops before any "
+               "query -> ENODATA, still after ENOENT/EINVAL queries; a "
+               "failed find keeps the last result")
+
+
+def small_reads(bench: Bench) -> None:
+    """Every readable file read 1 byte per read(2), and from odd offsets,
+    gives exactly the bytes of one whole read."""
+    bad = []
+    for info in bench.infos:
+        name = info.name
+        files.write(bench.path(name, "find"), b"10")
+        files.write(bench.path(name, "near"), b"10")
+        paths = [bench.path(name, f) for f in
+                 ("dump", "stats", "check", "find", "near")]
+        for path in paths + [bench.dfs.path(None, "trees")]:
+            whole = files.read(path)
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                parts = []
+                while chunk := os.read(fd, 1):
+                    parts.append(chunk)
+                odd = {off: os.pread(fd, 1 << 16, off)
+                       for off in (1, 7, len(whole[1]) - 1, len(whole[1]),
+                                   len(whole[1]) + 4096)}
+            finally:
+                os.close(fd)
+            if whole[0] != "ok" or b"".join(parts) != whole[1]:
+                bad.append(f"{path}: byte-wise read differs from a whole "
+                           f"read ({whole[0]})")
+            for off, data in odd.items():
+                if data != whole[1][off:]:
+                    bad.append(f"{path}: pread at {off}: {data[:40]!r}, "
+                               f"expected {whole[1][off:][:40]!r}")
+        bad += bench.unchanged(name)
+    bench.rep.expect(bad, "dump/stats/check/find/near/trees: read 1 byte at "
+                     "a time and pread at odd offsets and past the end give "
+                     "the bytes of one whole read")
