@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0
+"""pytest setup: make ``rbtilib`` importable from tools/."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -1,0 +1,264 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of the fuzzer against the in-memory fake driver."""
+
+import json
+
+import pytest
+
+from rbtilib import fuzz
+from rbtilib.driver import WRITE_LIMIT
+from rbtilib.dump import parse_dump
+from rbtilib.model import Model
+from rbtilib.testing import CONTRACT_TREES, FakeDebugfs, corrupt_tree
+
+INFO = {info.name: info for info in CONTRACT_TREES}
+
+
+def config(**kw) -> fuzz.Config:
+    base = dict(ops=3000, seed=7, check_every=500, keys=(0, 40),
+                progress=0, shrink_tests=2000)
+    base.update(kw)
+    return fuzz.Config(**base)
+
+
+def run(driver, cfg, names=None, model=fuzz.default_model, tmp_path=None):
+    infos = [INFO[n] for n in names] if names else driver.trees()
+    if tmp_path is not None:
+        cfg.out = str(tmp_path)
+    f = fuzz.Fuzzer(driver, infos, cfg, model, log=None)
+    return f, f.run()
+
+
+def test_clean_run_passes_on_every_tree():
+    f, failure = run(FakeDebugfs(), config())
+    assert failure is None
+    assert f.stats.ops == 3000 * len(CONTRACT_TREES)
+    assert f.stats.checks == 2 * 6 * len(CONTRACT_TREES)
+    assert "seed 7" in f.summary() and "ops/s" in f.summary()
+
+
+def test_sequence_depends_on_the_seed_only():
+    def ops(**kw):
+        return [op for codes, keys in fuzz.generate(config(**kw))
+                for op in zip(codes, keys)]
+    first = ops()
+    assert len(first) == 3000
+    assert ops(check_every=7, batch=13) == first
+    assert ops(seed=8) != first
+    assert {c for c, _ in first} == set("ifen")
+    assert all(0 <= k <= 40 for _, k in first)
+
+
+def test_mix_zero_weight_excludes_op():
+    ops = [c for codes, _ in fuzz.generate(config(mix=(1, 0, 0, 1)))
+           for c in codes]
+    assert set(ops) == {"i", "n"}
+
+
+def test_batches_stay_under_the_write_limit():
+    codes = ["i"] * 40000
+    keys = [-2**63] * 40000
+    parts = list(fuzz.batches(codes, keys))
+    assert len(parts) > 1
+    assert all(len(text) < WRITE_LIMIT for _, text in parts)
+    assert sum(text.count("\n") for _, text in parts) == 40000
+    assert [start for start, _ in parts][:2] == [0, parts[1][0]]
+
+
+def off_by_one_near(tree, op, key, line):
+    if op == "n" and line.startswith("near "):
+        nid, found = line.split()[1:]
+        return f"near {nid} {int(found) + 1}"
+    return line
+
+
+def test_wrong_near_is_caught_shrunk_and_replayable(tmp_path):
+    driver = FakeDebugfs(fault=off_by_one_near)
+    f, failure = run(driver, config(), ["santos"], tmp_path=tmp_path)
+    assert failure is not None and failure.kind == "mismatch"
+    assert failure.what == "n"
+    # Minimal: one insert, then a near below it.
+    assert [c for c, _ in f.shrunk] == ["i", "n"]
+    assert f.shrunk[1][1] < f.shrunk[0][1]
+    data = json.loads(open(f.repro).read())
+    assert data["seed"] == 7 and data["tree"] == "santos"
+    assert data["ops"] == [list(op) for op in f.shrunk]
+    repro = fuzz.read_repro(f.repro)
+    again = fuzz.replay_ops(driver, INFO["santos"], repro["ops"])
+    assert again is not None and again.what == "n"
+    assert fuzz.replay_ops(FakeDebugfs(), INFO["santos"], repro["ops"]) \
+        is None
+
+
+class OffByOneModel(Model):
+    """A deliberately wrong model: near returns the first key >= K."""
+
+    def near(self, key):
+        return super().near(key - 1)
+
+
+def test_wrong_model_is_caught():
+    f, failure = run(FakeDebugfs(), config(), ["mainline"],
+                     model=lambda info: OffByOneModel(info.flags))
+    assert failure is not None and failure.what == "n"
+    assert len(f.shrunk) == 2
+
+
+def wrong_find_id(tree, op, key, line):
+    if op == "f" and line.startswith("found "):
+        return f"found 0 {key}"
+    return line
+
+
+def test_wrong_id_is_caught():
+    _, failure = run(FakeDebugfs(fault=wrong_find_id), config(),
+                     ["santos_dup"])
+    assert failure is not None and failure.what == "f"
+    assert "found 0" in failure.message
+
+
+def replaced_as_ok(tree, op, key, line):
+    return f"ok {line.split()[1]}" if line.startswith("replaced") else line
+
+
+def test_replace_semantics_checked():
+    _, failure = run(FakeDebugfs(fault=replaced_as_ok), config(),
+                     ["santos_replace"])
+    assert failure is not None and failure.what == "i"
+
+
+class LastEqualEraser(FakeDebugfs):
+    """Erases the last node among equals, like rb_search may."""
+
+    def _op(self, rb, info, op, key):
+        if op != "e":
+            return super()._op(rb, info, op, key)
+        node = rb.find_first(key)
+        if node is None:
+            return "ENOENT"
+        nxt = rb.greater(key)
+        last = None
+        for cand in (n for n in _inorder(rb) if n.key == key):
+            last = cand
+        rb.erase(last)
+        assert nxt is None or nxt.key != key
+        return f"erased {last.id}"
+
+
+def _inorder(rb):
+    stack, node = [], rb.root
+    while stack or node:
+        while node:
+            stack.append(node)
+            node = node.left
+        node = stack.pop()
+        yield node
+        node = node.right
+
+
+def test_erase_any_only_for_overstreet_dup():
+    cfg = config(keys=(0, 5))
+    _, failure = run(LastEqualEraser(), cfg, ["overstreet_dup"])
+    assert failure is None
+    _, failure = run(LastEqualEraser(), config(keys=(0, 5)), ["santos_dup"])
+    assert failure is not None and failure.what in ("e", "contents")
+
+
+class CorruptAfter(FakeDebugfs):
+    """Its dump is corrupted (a red root) once the tree has 20 nodes."""
+
+    def dump(self, name):
+        tree = super().dump(name)
+        if len(tree.nodes) >= 20:
+            root = tree.nodes[tree.root]
+            return corrupt_tree(tree, f"color {root.key}")
+        return tree
+
+
+def test_invariant_violation_is_caught():
+    f, failure = run(CorruptAfter(), config(check_every=100), ["santos"])
+    assert failure is not None and failure.kind == "check"
+    assert failure.what == "root-color"
+    assert len(f.shrunk) == 20 and {c for c, _ in f.shrunk} == {"i"}
+    assert failure.dump is not None
+
+
+class ModuleCheckFails(FakeDebugfs):
+    def check(self, name):
+        from rbtilib.driver import CheckResult
+        return CheckResult(False, "red-red", 3, "made up")
+
+
+def test_module_check_is_consulted():
+    _, failure = run(ModuleCheckFails(), config(), ["mainline"])
+    assert failure is not None and failure.kind == "module"
+    assert failure.what == "red-red"
+
+
+class DropsKeySeven(FakeDebugfs):
+    """Inserts 8 when asked for 7, and says ok."""
+
+    def _op(self, rb, info, op, key):
+        return super()._op(rb, info, op, 8 if op == "i" and key == 7
+                           else key)
+
+
+def test_contents_mismatch_is_caught():
+    f, failure = run(DropsKeySeven(), config(mix=(1, 0, 0, 0), keys=(0, 9),
+                                             check_every=50, ops=200),
+                     ["overstreet_dup"])
+    assert failure is not None and failure.kind == "contents"
+    assert f.shrunk == [("i", 7)]
+
+
+def test_enospc_is_a_failure_and_shrinks_to_one_batch():
+    f, failure = run(FakeDebugfs(max_nodes=10), config(mix=(1, 0, 0, 0)),
+                     ["santos_dup"])
+    assert failure is not None and failure.kind == "errno"
+    assert failure.what == "ENOSPC"
+    assert len(f.shrunk) == 11 and {c for c, _ in f.shrunk} == {"i"}
+
+
+def test_snapshots_every_without_viz_does_not_fail(tmp_path):
+    _, failure = run(FakeDebugfs(), config(snapshots_every=1000),
+                     ["santos_aug"], tmp_path=tmp_path)
+    assert failure is None
+
+
+@pytest.mark.parametrize("text", ["5", "5:1", "a:b"])
+def test_parse_keys_errors(text):
+    with pytest.raises(ValueError):
+        fuzz.parse_keys(text)
+
+
+@pytest.mark.parametrize("text", ["1:2:3", "0:0:0:0", "1:-1:1:1"])
+def test_parse_mix_errors(text):
+    with pytest.raises(ValueError):
+        fuzz.parse_mix(text)
+
+
+def test_parse_helpers():
+    assert fuzz.parse_keys("-5:5") == (-5, 5)
+    assert fuzz.parse_mix("4:3:2:1") == (4, 3, 2, 1)
+
+
+def test_failure_dump_round_trips(tmp_path):
+    f, failure = run(CorruptAfter(), config(check_every=100), ["santos"],
+                     tmp_path=tmp_path)
+    text = open(f.repro[:-5] + ".dump").read()
+    assert parse_dump(text).nodes[parse_dump(text).root].color == "R"
+
+
+def test_failure_snapshot_via_viz(tmp_path, monkeypatch):
+    import os
+    import shutil
+    viz = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
+                       "viz")
+    monkeypatch.syspath_prepend(os.path.abspath(viz))
+    pytest.importorskip("rbtiviz.render")
+    if not shutil.which("dot"):
+        pytest.skip("no dot")
+    f, failure = run(CorruptAfter(), config(check_every=100), ["santos"],
+                     tmp_path=tmp_path)
+    svg = f.repro[:-5] + ".svg"
+    assert open(svg).read().lstrip().startswith(("<?xml", "<svg"))

@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of the reference model, including a stateful comparison with the
+independent red-black tree of the test fixture."""
+
+import itertools
+
+from hypothesis import settings, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
+
+from rbtilib.dump import inorder, parse_flags
+from rbtilib.model import Model
+from rbtilib.testing import RBTree
+
+UNIQUE = parse_flags("unique")
+DUP = parse_flags("dup")
+REPLACE = parse_flags("unique,replace")
+
+
+def test_unique_insert_and_find():
+    m = Model(UNIQUE)
+    assert m.insert(5) == "ok"
+    m.add(5, 1)
+    assert m.insert(5) == "EEXIST"
+    assert m.find(5) == 1 and m.find(4) is None
+    assert len(m) == 1 and m.items() == [(5, 1)]
+
+
+def test_replace_swaps_the_id():
+    m = Model(REPLACE)
+    m.add(5, 1)
+    assert m.insert(5) == "replaced"
+    assert m.swap(5, 7) == 1
+    assert m.items() == [(5, 7)] and len(m) == 1
+
+
+def test_dup_keeps_insertion_order_and_erases_first():
+    m = Model(DUP, "santos")
+    for nid in (1, 2, 3):
+        assert m.insert(4) == "ok"
+        m.add(4, nid)
+    m.add(2, 9)
+    assert m.items() == [(2, 9), (4, 1), (4, 2), (4, 3)]
+    assert m.find(4) == 1
+    assert m.erase(4, nid=3) == 1     # santos: always the first
+    assert m.items() == [(2, 9), (4, 2), (4, 3)]
+
+
+def test_overstreet_dup_erases_the_reported_node():
+    m = Model(DUP, "overstreet")
+    assert m.erase_any
+    for nid in (1, 2, 3):
+        m.add(4, nid)
+    assert m.erase(4, nid=2) == 2
+    assert m.items() == [(4, 1), (4, 3)]
+    assert m.erase(4, nid=99) == 1    # not one of them: first
+    assert m.erase(4) == 3 and m.erase(4) is None
+    assert m.keys == [] and len(m) == 0
+
+
+def test_near_is_strictly_greater_and_first_among_equals():
+    m = Model(DUP)
+    for nid, key in enumerate([10, 20, 20, 30], 1):
+        m.add(key, nid)
+    assert m.near(9) == (1, 10)
+    assert m.near(10) == (2, 20)
+    assert m.near(19) == (2, 20)
+    assert m.near(20) == (4, 30)
+    assert m.near(30) is None
+    assert m.near(-2**63) == (1, 10)
+
+
+def test_erase_removes_distinct_key():
+    m = Model(UNIQUE)
+    for key in (3, 1, 2):
+        m.add(key, key)
+    assert m.erase(2) == 2 and m.keys == [1, 3]
+    assert m.near(1) == (3, 3)
+
+
+class ModelVsRBTree(RuleBasedStateMachine):
+    """The model and the fixture's red-black tree agree on every op."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids = itertools.count(1)
+        self.flags = DUP
+        self.model = Model(self.flags, "santos")
+        self.rb = RBTree(dup=True)
+
+    keys = st.integers(-5, 5)
+
+    @rule(key=keys)
+    def insert(self, key):
+        nid = next(self.ids)
+        assert self.model.insert(key) == "ok"
+        assert self.rb.insert(key, nid) is None
+        self.model.add(key, nid)
+
+    @rule(key=keys)
+    def find(self, key):
+        node = self.rb.find_first(key)
+        assert self.model.find(key) == (node.id if node else None)
+
+    @rule(key=keys)
+    def near(self, key):
+        node = self.rb.greater(key)
+        assert self.model.near(key) == ((node.id, node.key) if node
+                                        else None)
+
+    @rule(key=keys)
+    def erase(self, key):
+        node = self.rb.find_first(key)
+        if node:
+            self.rb.erase(node)
+        assert self.model.erase(key) == (node.id if node else None)
+
+    @invariant()
+    def same_contents(self):
+        from rbtilib.testing import CONTRACT_TREES
+        tree = self.rb.to_tree(CONTRACT_TREES[3])
+        assert [(n.key, n.id) for n in inorder(tree)] == self.model.items()
+
+
+ModelVsRBTree.TestCase.settings = settings(max_examples=60,
+                                           stateful_step_count=60,
+                                           deadline=None)
+TestModelVsRBTree = ModelVsRBTree.TestCase

@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of ddmin."""
+
+from hypothesis import given, settings, strategies as st
+
+from rbtilib.shrink import ddmin
+
+
+def is_subsequence(small, big):
+    it = iter(big)
+    return all(x in it for x in small)
+
+
+def test_finds_the_known_minimal_subsequence():
+    calls = []
+
+    def fails(items):
+        calls.append(len(items))
+        return is_subsequence([3, 7, 11], items)
+
+    assert ddmin(list(range(100)), fails) == [3, 7, 11]
+    assert len(calls) < 200
+
+
+def test_single_culprit():
+    assert ddmin(list(range(1000)), lambda xs: 613 in xs) == [613]
+
+
+def test_order_sensitive():
+    items = [5, 1, 5, 2, 1]
+    assert ddmin(items, lambda xs: is_subsequence([2, 1], xs)) == [2, 1]
+
+
+def test_empty_failure():
+    assert ddmin([1, 2, 3], lambda xs: True) == []
+
+
+def test_max_tests_bounds_the_work():
+    calls = []
+
+    def fails(items):
+        calls.append(1)
+        return 500 in items and 501 in items
+
+    out = ddmin(list(range(1000)), fails, max_tests=10)
+    assert len(calls) == 10
+    assert fails(out) and 500 in out and len(out) < 1000
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 9), min_size=1, max_size=40),
+       st.lists(st.integers(0, 9), min_size=1, max_size=3))
+def test_result_fails_and_is_one_minimal(items, pattern):
+    def fails(xs):
+        return is_subsequence(pattern, xs)
+
+    if not fails(items):
+        return
+    out = ddmin(items, fails)
+    assert fails(out) and is_subsequence(out, items)
+    for i in range(len(out)):
+        assert not fails(out[:i] + out[i + 1:])
+    assert len(out) == len(pattern)
