@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rbtree_inspector: the types shared by the debugfs front end and the trees.
+ *
+ * Each tree is one struct rbti_tree driven through a struct rbti_tree_ops
+ * that the code using one rbtree API fills in (tree_*.c); the front end
+ * (inspector*.c) does parsing, locking, errnos, dump and check once, over
+ * that table, the way the VFS drives filesystems through file_operations.
+ */
+#ifndef _RBTREE_INSPECTOR_H
+#define _RBTREE_INSPECTOR_H
+
+#include <linux/mutex.h>
+#include <linux/rbtree.h>
+#include <linux/types.h>
+
+/**
+ * struct rbti_node - a node of any inspected tree
+ * @rb: the tree linkage
+ * @key: the sort key
+ * @id: unique for the module's lifetime, never reused
+ * @size: augmented value (nodes in this subtree), maintained only by trees
+ *	with %RBTI_AUGMENTED
+ */
+struct rbti_node {
+	struct rb_node rb;
+	s64 key;
+	u64 id;
+	unsigned long size;
+};
+
+/* Tree properties; names and order as in DEBUGFS.md's `trees` file. */
+#define RBTI_UNIQUE	BIT(0)	/* an insert of a present key fails */
+#define RBTI_DUP	BIT(1)	/* equal keys kept, a new one goes last */
+#define RBTI_REPLACE	BIT(2)	/* an insert of a present key replaces it */
+#define RBTI_LEFTMOST	BIT(3)	/* caches the first node */
+#define RBTI_RIGHTMOST	BIT(4)	/* caches the last node */
+#define RBTI_COUNT	BIT(5)	/* caches the number of nodes */
+#define RBTI_AUGMENTED	BIT(6)	/* rbti_node.size is maintained */
+#define RBTI_OUTOFLINE	BIT(7)	/* operations are out-of-line calls */
+#define RBTI_NR_FLAGS	8
+
+struct rbti_tree;
+
+/**
+ * struct rbti_result - a query's answer, kept after the node is gone
+ * @valid: a query succeeded
+ * @id: the node's id
+ * @key: the node's key
+ */
+struct rbti_result {
+	bool valid;
+	u64 id;
+	s64 key;
+};
+
+/**
+ * rbti_cmp_keys() - three-way comparison of two keys, without overflow
+ * @a: left key
+ * @b: right key
+ *
+ * Return: <0, 0 or >0 as @a is less than, equal to or greater than @b.
+ */
+static inline int rbti_cmp_keys(s64 a, s64 b)
+{
+	return (a > b) - (a < b);
+}
+
+/**
+ * struct rbti_tree_ops - one tree, as implemented with one rbtree API
+ * @name: the tree's debugfs directory name
+ * @api: "overstreet", "santos" or "mainline"
+ * @flags: %RBTI_* properties; %RBTI_LEFTMOST, %RBTI_RIGHTMOST and
+ *	%RBTI_COUNT say that the API keeps rbti_tree.leftmost, .rightmost and
+ *	.count up to date
+ * @insert: link @n, whose key and id are set. Returns 0 if @n was
+ *	inserted, or -EEXIST if the tree is unique and the key present (tree
+ *	unchanged). On an %RBTI_REPLACE tree @n takes the place of the equal
+ *	node, which is returned in *@replaced for the caller to free;
+ *	*@replaced is NULL otherwise.
+ * @find: the first node in order whose key is @key, or NULL. Must follow
+ *	child pointers only: it also runs on corrupted trees.
+ * @near: the first node in order whose key is greater than @key, or NULL;
+ *	child pointers only, as @find.
+ * @erase: unlink and return one node whose key is @key (the first in order
+ *	among equal keys, or whichever the API's own search picks), or NULL.
+ *
+ * All operations are called with the tree's mutex held. Every operation
+ * must use the API's own functions, since exercising them is the point.
+ */
+struct rbti_tree_ops {
+	const char *name;
+	const char *api;
+	unsigned int flags;
+	int (*insert)(struct rbti_tree *t, struct rbti_node *n,
+		      struct rbti_node **replaced);
+	struct rbti_node *(*find)(struct rbti_tree *t, s64 key);
+	struct rbti_node *(*near)(struct rbti_tree *t, s64 key);
+	struct rbti_node *(*erase)(struct rbti_tree *t, s64 key);
+};
+
+/**
+ * struct rbti_tree - one inspected tree and its debugfs state
+ * @root: the tree
+ * @leftmost: first node, kept by the API if @ops has %RBTI_LEFTMOST
+ * @rightmost: last node, kept by the API if @ops has %RBTI_RIGHTMOST
+ * @count: number of nodes, kept by the API if @ops has %RBTI_COUNT
+ * @ops: the API binding
+ * @lock: serialises everything below and every tree operation
+ * @nodes: nodes linked into @root, counted by the front end (max_nodes)
+ * @next_id: id for the next node inserted
+ * @gen: bumped on every change, so that a dump can tell it went stale
+ * @corrupt: an invariant was broken on purpose: only read-only access
+ * @inserts: nodes inserted (replacements included)
+ * @erases: nodes erased
+ * @finds: find queries run
+ * @nears: near queries run
+ * @found: the result of the last successful find
+ * @near: the result of the last successful near
+ *
+ * The first four members are the container that Santos's
+ * RB_DEFINE_INTERFACE() binds to; the other APIs use @root only.
+ */
+struct rbti_tree {
+	struct rb_root root;
+	struct rb_node *leftmost;
+	struct rb_node *rightmost;
+	unsigned long count;
+
+	const struct rbti_tree_ops *ops;
+	struct mutex lock;	/* serialises all access to the tree */
+	unsigned long nodes;
+	u64 next_id;
+	u64 gen;
+	bool corrupt;
+	u64 inserts, erases, finds, nears;
+	struct rbti_result found, near;
+};
+
+#define RBTI_MAX_DEPTH	128
+
+/* Where a walk is in its visit of the node on top of the stack. */
+enum rbti_visit {
+	RBTI_DONE,	/* no more nodes (or too deep: see rbti_walk.too_deep) */
+	RBTI_PRE,	/* before its subtrees */
+	RBTI_IN,	/* between them */
+	RBTI_POST,	/* after them */
+};
+
+/**
+ * struct rbti_frame - one node on the path of a &struct rbti_walk
+ * @node: the node
+ * @size: nodes in its subtree visited so far, itself included
+ * @blacks: black nodes from the root down to it, itself included
+ * @state: the next step of its visit
+ */
+struct rbti_frame {
+	struct rb_node *node;
+	unsigned long size;
+	unsigned int blacks;
+	unsigned int state;
+};
+
+/**
+ * struct rbti_walk - a depth-first walk through child pointers only
+ * @depth: number of nodes on @stack, i.e. the depth of the current node
+ * @too_deep: the walk stopped at a node deeper than %RBTI_MAX_DEPTH
+ * @stack: the path from the root to the current node
+ *
+ * Parent pointers are never followed, so a walk survives any corruption
+ * that leaves the child pointers alone.
+ */
+struct rbti_walk {
+	unsigned int depth;
+	bool too_deep;
+	struct rbti_frame stack[RBTI_MAX_DEPTH];
+};
+
+void rbti_walk_init(struct rbti_walk *w, const struct rb_root *root);
+enum rbti_visit rbti_walk_step(struct rbti_walk *w);
+struct rb_node *rbti_walk_next(struct rbti_walk *w);
+
+/**
+ * rbti_walk_node() - the node whose visit rbti_walk_step() just reported
+ * @w: the walk, not done
+ *
+ * Return: the node on top of the walk's stack.
+ */
+static inline struct rb_node *rbti_walk_node(const struct rbti_walk *w)
+{
+	return w->stack[w->depth - 1].node;
+}
+
+/**
+ * rbti_walk_parent() - the node that links to rbti_walk_node()
+ * @w: the walk, not done
+ *
+ * Return: the node below the top of the walk's stack, NULL for the root.
+ */
+static inline struct rb_node *rbti_walk_parent(const struct rbti_walk *w)
+{
+	return w->depth > 1 ? w->stack[w->depth - 2].node : NULL;
+}
+
+/**
+ * struct rbti_failure - the first invariant violation a check found
+ * @class: the class name from DEBUGFS.md
+ * @node: the node it is about, or NULL
+ * @msg: what is wrong
+ */
+struct rbti_failure {
+	const char *class;
+	struct rb_node *node;
+	char msg[96];
+};
+
+bool rbti_check(const struct rbti_tree *t, struct rbti_walk *w,
+		struct rbti_failure *fail);
+unsigned int rbti_height(const struct rb_root *root, struct rbti_walk *w);
+unsigned int rbti_black_height(const struct rb_root *root);
+bool rbti_contains(const struct rb_root *root, struct rbti_walk *w,
+		   const struct rb_node *p);
+void rbti_free_all(struct rb_root *root);
+
+/**
+ * rbti_entry() - the rbti_node of an rb_node, NULL-safe
+ * @rb: the rb_node, or NULL
+ *
+ * Return: the node containing @rb, or NULL if @rb is NULL.
+ */
+static inline struct rbti_node *rbti_entry(struct rb_node *rb)
+{
+	return rb ? rb_entry(rb, struct rbti_node, rb) : NULL;
+}
+
+extern const struct rbti_tree_ops rbti_overstreet_ops;
+extern const struct rbti_tree_ops rbti_overstreet_dup_ops;
+extern const struct rbti_tree_ops rbti_santos_ops;
+extern const struct rbti_tree_ops rbti_santos_dup_ops;
+extern const struct rbti_tree_ops rbti_santos_aug_ops;
+extern const struct rbti_tree_ops rbti_santos_replace_ops;
+extern const struct rbti_tree_ops rbti_mainline_ops;
+
+#endif /* _RBTREE_INSPECTOR_H */
