@@ -1,0 +1,654 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# debugfs-shell.sh: exercise every file and errno of rbtree_inspector's
+# debugfs interface (kmod/DEBUGFS.md) with the busybox shell, under which
+# the script re-executes itself, and a few standard tools. Runs as root in
+# the guest with the module freshly loaded:
+#
+#	qemu/run-in-guest -- sh kmod/tests/debugfs-shell.sh
+#
+# Prints TAP-like "ok N - desc" / "not ok N - desc" lines and a last line
+# "N passed, N failed"; exits 1 if anything failed.
+#
+# Errors are recognised by the strerror() text in the shell's or cat's
+# message. A shell cannot make an empty or a positioned write; the Python
+# tests cover those.
+set -u
+
+# The busybox shell's builtins are what the helpers below rely on.
+if [ -z "${RBTI_BUSYBOX_SH:-}" ]; then
+	if ! command -v busybox >/dev/null 2>&1; then
+		echo "not ok 1 - busybox is needed"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+	RBTI_BUSYBOX_SH=1 exec busybox sh "$0" "$@"
+fi
+
+D=${RBTI_DEBUGFS:-/sys/kernel/debug/rbtree_inspector}
+P=${RBTI_PARAMS:-/sys/module/rbtree_inspector/parameters}
+TREES="overstreet overstreet_dup santos santos_dup santos_aug santos_replace mainline"
+FILES="insert find erase near dump stats check clear ops corrupt"
+KEYS15="1 2 3 4 5 6 7 8 9 10 11 12 13 14 15"
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+# --- Reporting ---
+
+ok() {
+	passed=$((passed + 1))
+	echo "ok $((passed + failed)) - $1"
+}
+
+not_ok() {
+	failed=$((failed + 1))
+	echo "not ok $((passed + failed)) - $1"
+	[ $# -lt 2 ] || printf '%s\n' "$2" | sed 's/^/#   /'
+}
+
+# is DESC GOT WANT
+is() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1" "got '$2', want '$3'"
+	fi
+}
+
+# The message strerror() gives for an errno name.
+strerror() {
+	case $1 in
+	E2BIG) echo "Argument list too long" ;;
+	EEXIST) echo "File exists" ;;
+	EINVAL) echo "Invalid argument" ;;
+	ENODATA) echo "No data available" ;;
+	ENOENT) echo "No such file or directory" ;;
+	ENOSPC) echo "No space left on device" ;;
+	EPERM) echo "Operation not permitted" ;;
+	EUCLEAN) echo "Structure needs cleaning" ;;
+	*) echo "unknown errno $1" ;;
+	esac
+}
+
+# --- Access: $TMP/err holds the error text of the last one ---
+#
+# Writes use the busybox shell's echo builtin: one write(2) of exactly the
+# bytes given, and an error message with the strerror() text. Starting a
+# program costs about half a second in the emulated guest, so the helpers
+# avoid them.
+
+# shellcheck disable=SC3037 # busybox echo has -n
+# put FILE DATA: write DATA (exactly, no newline added) to FILE.
+put() {
+	echo -n "$2" >"$1" 2>"$TMP/err"
+}
+
+# put_file FILE SRC: write the bytes of SRC (which may hold a NUL) to FILE.
+put_file() {
+	dd if="$2" of="$1" bs=1M conv=notrunc status=none 2>"$TMP/err"
+}
+
+# put_fd3 DATA, get_fd3: write DATA to, and read, the file open on
+# descriptor 3 (not through /dev/fd/3, which would open the file anew).
+# shellcheck disable=SC3037
+put_fd3() {
+	echo -n "$1" >&3 2>"$TMP/err"
+}
+
+get_fd3() {
+	while IFS= read -r _x; do
+		echo "$_x"
+	done <&3
+}
+
+cat_fd3() {
+	cat <&3 2>"$TMP/err"
+}
+
+# get FILE: print FILE's contents, with cat's error message on failure.
+get() {
+	cat "$1" 2>"$TMP/err"
+}
+
+# put_ok DESC FILE DATA: the write succeeds.
+put_ok() {
+	if put "$2" "$3"; then
+		ok "$1"
+	else
+		not_ok "$1" "$(read_err)"
+	fi
+}
+
+read_err() {
+	_e=
+	read -r _e <"$TMP/err"
+	echo "$_e"
+}
+
+# errs DESC ERRNO CMD...: CMD fails with ERRNO.
+errs() {
+	_desc=$1 _want=$(strerror "$2")
+	shift 2
+	if "$@" >/dev/null; then
+		not_ok "$_desc" "succeeded, want '$_want'"
+		return
+	fi
+	_got=$(read_err)
+	case $_got in
+	*"$_want"*) ok "$_desc" ;;
+	*) not_ok "$_desc" "got '$_got', want '$_want'" ;;
+	esac
+}
+
+# put_err DESC ERRNO FILE DATA: the write fails with ERRNO.
+put_err() {
+	errs "$1" "$2" put "$3" "$4"
+}
+
+# --- Reading a tree (shell builtins where possible: every process costs
+# a lot in an emulated guest) ---
+
+# line FILE: the first line of FILE.
+line() {
+	IFS= read -r _l <"$1" && printf '%s\n' "$_l"
+}
+
+# dump_field TREE NAME: the value of a dump header line (or of "end").
+dump_field() {
+	while read -r _f _v _; do
+		[ "$_f" != "$2" ] || { echo "$_v"; return; }
+	done <"$D/$1/dump"
+}
+
+# stat_field TREE NAME: a stats value.
+stat_field() {
+	while read -r _f _v; do
+		[ "$_f" != "$2" ] || { echo "$_v"; return; }
+	done <"$D/$1/stats"
+}
+
+# node_field TREE FIELD MATCH VALUE: field FIELD (2 id, 3 key, 4 colour,
+# 5 parent) of the first node line whose field MATCH is VALUE, or whose
+# colour is VALUE's and which is not the root if MATCH is "color".
+node_field() {
+	while read -r _f _id _key _c _p _; do
+		[ "$_f" = node ] || continue
+		case $3 in
+		id) [ "$_id" = "$4" ] || continue ;;
+		key) [ "$_key" = "$4" ] || continue ;;
+		color) if [ "$_c" != "$4" ] || [ "$_p" = - ]; then continue; fi ;;
+		esac
+		case $2 in
+		id) echo "$_id" ;;
+		key) echo "$_key" ;;
+		parent) echo "$_p" ;;
+		esac
+		return
+	done <"$D/$1/dump"
+}
+
+# result_id FILE, result_key FILE: the parts of a find or near result.
+result_id() {
+	read -r _id _key <"$1" && echo "$_id"
+}
+
+result_key() {
+	read -r _id _key <"$1" && echo "$_key"
+}
+
+# key_of TREE ID: the key of node ID.
+key_of() {
+	node_field "$1" key id "$2"
+}
+
+# root_key TREE: the key of the root.
+root_key() {
+	key_of "$1" "$(dump_field "$1" root)"
+}
+
+# sorted KEY...: the keys in ascending order, on one line.
+sorted() {
+	_out=
+	for _k; do
+		_new='' _put=''
+		for _o in $_out; do
+			if [ -z "$_put" ] && [ "$_k" -lt "$_o" ]; then
+				_new="$_new $_k"
+				_put=1
+			fi
+			_new="$_new $_o"
+		done
+		[ -n "$_put" ] || _new="$_new $_k"
+		_out=$_new
+	done
+	echo "${_out# }"
+}
+
+# sorted_words WORDS: WORDS in lexical order (for comparing sets).
+sorted_words() {
+	# shellcheck disable=SC2086
+	printf '%s\n' $1 | sort | tr '\n' ' '
+}
+
+# keys TREE: the keys of the dump, sorted, on one line.
+keys() {
+	_ks=
+	while read -r _f _id _key _; do
+		[ "$_f" != node ] || _ks="$_ks $_key"
+	done <"$D/$1/dump"
+	# shellcheck disable=SC2086
+	sorted $_ks
+}
+
+# check_class TREE: "ok" or the class the module's check reports.
+check_class() {
+	read -r _a _b _ <"$D/$1/check"
+	if [ "$_a" = ok ]; then echo ok; else echo "$_b"; fi
+}
+
+# fill TREE: clear TREE and insert keys 1..15.
+fill() {
+	put "$D/$1/clear" 1 && put "$D/$1/insert" "$KEYS15"
+}
+
+# has_flag TREE FLAG: TREE's line in the trees file has FLAG.
+has_flag() {
+	while read -r _t _ _flags; do
+		[ "$_t" = "$1" ] || continue
+		case ",$_flags," in
+		*",$2,"*) return 0 ;;
+		esac
+	done <"$TMP/trees"
+	return 1
+}
+
+# --- Tests ---
+
+test_layout() {
+	get "$D/trees" >"$TMP/trees"
+	cat >"$TMP/want" <<-EOF
+	rbtree-inspector format 1
+	overstreet overstreet unique,outofline
+	overstreet_dup overstreet dup,outofline
+	santos santos unique,leftmost,rightmost,count
+	santos_dup santos dup,leftmost,rightmost,count
+	santos_aug santos unique,count,augmented
+	santos_replace santos unique,replace,count
+	mainline mainline unique
+	EOF
+	is "trees lists every tree with its api and flags" \
+		"$(cat "$TMP/trees")" "$(cat "$TMP/want")"
+	# One ls per directory: "-rw------- ... NAME" for each file.
+	for dir in "" $TREES; do
+		got=
+		while read -r mode _ _ _ _ _ _ _ name; do
+			case $mode in
+			-*) got="$got $name=$mode" ;;
+			esac
+		done <<-EOF
+		$(ls -l "$D/$dir")
+		EOF
+		want=
+		names=trees
+		[ -z "$dir" ] || names=$FILES
+		for f in $names; do
+			want="$want $f=-rw-------"
+		done
+		is "${dir:-top level}: files exist with mode 0600" \
+			"$(sorted_words "$got")" "$(sorted_words "$want")"
+	done
+	is "max_nodes defaults to 1048576" "$(cat "$P/max_nodes")" 1048576
+	is "allow_corrupt defaults to 0" "$(cat "$P/allow_corrupt")" N
+}
+
+test_nodata() {
+	t=$1
+	errs "$t: find before any query is ENODATA" ENODATA get "$D/$t/find"
+	errs "$t: near before any query is ENODATA" ENODATA get "$D/$t/near"
+	exec 3<>"$D/$t/ops"
+	errs "$t: ops read before any batch is ENODATA" ENODATA cat_fd3
+	exec 3>&-
+}
+
+test_basic() {
+	t=$1
+	put "$D/$t/clear" 1
+	put_ok "$t: insert several keys in one write" "$D/$t/insert" "5 3 8
+1	4 +7 -2"
+	is "$t: dump holds the keys" "$(keys "$t")" "-2 1 3 4 5 7 8"
+	is "$t: dump count" "$(dump_field "$t" count)" 7
+	is "$t: dump end counts the node lines" "$(dump_field "$t" end)" 7
+	is "$t: check ok" "$(line "$D/$t/check")" ok
+	is "$t: stats count" "$(stat_field "$t" count)" 7
+
+	put_ok "$t: find a present key" "$D/$t/find" 4
+	id=$(result_id "$D/$t/find")
+	is "$t: find reads back ID KEY" "$(line "$D/$t/find")" "$id 4"
+	is "$t: the id is the node's" "$(key_of "$t" "$id")" 4
+	put_err "$t: find of an absent key is ENOENT" ENOENT "$D/$t/find" 6
+	is "$t: a failed find keeps the last result" "$(line "$D/$t/find")" "$id 4"
+	put_ok "$t: near 5" "$D/$t/near" 5
+	is "$t: near 5 is key 7" "$(result_key "$D/$t/near")" 7
+	put_ok "$t: near 6 (between keys)" "$D/$t/near" 6
+	is "$t: near 6 is key 7" "$(result_key "$D/$t/near")" 7
+	put_ok "$t: near below every key" "$D/$t/near" -9223372036854775808
+	is "$t: near -2^63 is key -2" "$(result_key "$D/$t/near")" -2
+	put_err "$t: near of the greatest key is ENOENT" ENOENT "$D/$t/near" 8
+
+	put_ok "$t: erase a present key" "$D/$t/erase" 3
+	put_err "$t: erase it again is ENOENT" ENOENT "$D/$t/erase" 3
+	is "$t: erased key gone" "$(keys "$t")" "-2 1 4 5 7 8"
+	is "$t: check ok after erase" "$(line "$D/$t/check")" ok
+	is "$t: stats counts inserts" "$(stat_field "$t" inserts)" 7
+	is "$t: stats counts erases" "$(stat_field "$t" erases)" 1
+	is "$t: stats corrupt 0" "$(stat_field "$t" corrupt)" 0
+	is "$t: stats max_nodes" "$(stat_field "$t" max_nodes)" 1048576
+
+	put_ok "$t: clear" "$D/$t/clear" 1
+	is "$t: cleared tree dumps no node" "$(dump_field "$t" end) $(dump_field "$t" root)" "0 -"
+	is "$t: cleared tree checks ok" "$(line "$D/$t/check")" ok
+}
+
+test_duplicates() {
+	t=$1
+	put "$D/$t/clear" 1
+	put "$D/$t/insert" "1 2 3"
+	put "$D/$t/find" 2
+	first=$(result_id "$D/$t/find")
+	if has_flag "$t" dup; then
+		put_ok "$t: dup tree takes a present key" "$D/$t/insert" 2
+		put_ok "$t: dup tree takes a key twice in one write" "$D/$t/insert" "2 2"
+		is "$t: all equal keys kept" "$(keys "$t")" "1 2 2 2 2 3"
+		put "$D/$t/find" 2
+		is "$t: find returns the first (oldest) equal node" "$(result_id "$D/$t/find")" "$first"
+		put_ok "$t: erase one of several equal keys" "$D/$t/erase" 2
+		is "$t: one equal key gone" "$(keys "$t")" "1 2 2 2 3"
+		is "$t: check ok with duplicates" "$(line "$D/$t/check")" ok
+	elif has_flag "$t" replace; then
+		old=$first
+		put_ok "$t: replace tree takes a present key" "$D/$t/insert" 2
+		put "$D/$t/find" 2
+		new=$(result_id "$D/$t/find")
+		is "$t: the key now has a new node" "$([ "$new" -gt "$old" ] && echo yes)" yes
+		put_ok "$t: a key twice in one write replaces in order" "$D/$t/insert" "3 3"
+		is "$t: no key repeated" "$(keys "$t")" "1 2 3"
+		is "$t: count unchanged by replacing" "$(dump_field "$t" count)" 3
+		is "$t: check ok after replacing" "$(line "$D/$t/check")" ok
+	else
+		put_err "$t: insert of a present key is EEXIST" EEXIST "$D/$t/insert" 2
+		put_err "$t: insert with one present key is EEXIST" EEXIST "$D/$t/insert" "4 5 3"
+		put_err "$t: a key twice in one write is EEXIST" EEXIST "$D/$t/insert" "6 6"
+		is "$t: failed inserts applied nothing" "$(keys "$t")" "1 2 3"
+	fi
+}
+
+test_parsing() {
+	t=mainline
+	put "$D/$t/clear" 1
+	put_ok "leading + is accepted" "$D/$t/insert" +5
+	put_ok "leading zeroes are decimal" "$D/$t/insert" 010
+	put_ok "extreme keys are accepted" "$D/$t/insert" "9223372036854775807 -9223372036854775808"
+	is "keys parsed as decimal" "$(keys "$t")" "-9223372036854775808 5 10 9223372036854775807"
+	put_err "hex is EINVAL" EINVAL "$D/$t/insert" 0x10
+	put_err "2^63 is EINVAL (ERANGE)" EINVAL "$D/$t/insert" 9223372036854775808
+	put_err "-2^63-1 is EINVAL (ERANGE)" EINVAL "$D/$t/insert" -9223372036854775809
+	put_err "a word is EINVAL" EINVAL "$D/$t/insert" "1 two 3"
+	put_err "a lone sign is EINVAL" EINVAL "$D/$t/insert" "-"
+	put_err "whitespace only is EINVAL" EINVAL "$D/$t/insert" "
+"
+	printf '1\0002' >"$TMP/nul"
+	errs "an embedded NUL is EINVAL" EINVAL put_file "$D/$t/insert" "$TMP/nul"
+	is "rejected writes applied nothing" "$(keys "$t")" "-9223372036854775808 5 10 9223372036854775807"
+	put_err "find takes one key only" EINVAL "$D/$t/find" "5 10"
+	put_err "erase takes one key only" EINVAL "$D/$t/erase" "5 10"
+	put_err "near takes one key only" EINVAL "$D/$t/near" "5 10"
+	put_err "find of whitespace is EINVAL" EINVAL "$D/$t/find" " "
+	put_err "clear takes a single token" EINVAL "$D/$t/clear" "1 2"
+	put_err "clear of whitespace is EINVAL" EINVAL "$D/$t/clear" " "
+
+	# 256 KiB exactly is allowed, one byte more is E2BIG.
+	put "$D/$t/clear" 1
+	{ printf 7; head -c 262143 /dev/zero | tr '\0' ' '; } >"$TMP/big"
+	if put_file "$D/$t/insert" "$TMP/big"; then
+		ok "a 256 KiB write is accepted"
+	else
+		not_ok "a 256 KiB write is accepted" "$(cat "$TMP/err")"
+	fi
+	printf ' ' >>"$TMP/big"
+	errs "a write over 256 KiB is E2BIG" E2BIG put_file "$D/$t/insert" "$TMP/big"
+	is "only the 256 KiB write applied" "$(keys "$t")" 7
+	put "$D/$t/clear" 1
+}
+
+test_max_nodes() {
+	t=santos
+	put "$D/$t/clear" 1
+	echo 3 >"$P/max_nodes"
+	is "stats shows max_nodes" "$(stat_field "$t" max_nodes)" 3
+	put_err "insert past max_nodes is ENOSPC" ENOSPC "$D/$t/insert" "1 2 3 4"
+	is "ENOSPC applied nothing" "$(dump_field "$t" count)" 0
+	put_ok "insert up to max_nodes" "$D/$t/insert" "1 2 3"
+	put_err "one more is ENOSPC" ENOSPC "$D/$t/insert" 4
+	put_err "ops that may insert past it is ENOSPC" ENOSPC "$D/$t/ops" "e 1
+i 4"
+	is "ENOSPC batch applied nothing" "$(keys "$t")" "1 2 3"
+	echo 1048576 >"$P/max_nodes"
+	put "$D/$t/clear" 1
+}
+
+test_ops() {
+	t=$1
+	put "$D/$t/clear" 1
+	exec 3<>"$D/$t/ops"
+	put_fd3 "i 5
+i 5
+
+f 5
+n 4
+n 5
+e 5
+e 5
+f 5
+"
+	res=$(get_fd3)
+	id=${res#ok }
+	id=${id%%[!0-9]*}
+	id2=$((id + 1))
+	if has_flag "$t" dup; then
+		second="ok $id2" found=$id erase2="erased $id2"
+	elif has_flag "$t" replace; then
+		second="replaced $id2 $id" found=$id2 erase2=ENOENT
+	else
+		second=EEXIST found=$id erase2=ENOENT
+	fi
+	is "$t: ops batch results, one line per operation" "$res" "ok $id
+$second
+found $found 5
+near $found 5
+ENOENT
+erased $found
+$erase2
+ENOENT"
+	put_fd3 "i 1"
+	for bad in "x 3" "i" "i 3 4" "f 0x3" "ii 3"; do
+		errs "$t: ops line '$bad' is EINVAL" EINVAL put_fd3 "i 2
+$bad"
+	done
+	errs "$t: ops of blank lines only is EINVAL" EINVAL put_fd3 "
+ 
+"
+	is "$t: rejected batches applied nothing" "$(keys "$t")" 1
+	res=$(get_fd3)
+	is "$t: a batch's results, read after rejected batches" "${res%% *}" ok
+	exec 3>&-
+	put "$D/$t/clear" 1
+}
+
+test_dump_format() {
+	t=santos_aug
+	fill "$t"
+	get "$D/$t/dump" >"$TMP/dump"
+	is "dump header lines in order" \
+		"$(awk 'NR <= 9 { printf "%s ", $1 }' "$TMP/dump")" \
+		"tree api flags count root leftmost rightmost height aug "
+	is "dump header values" \
+		"$(awk 'NR <= 9 && NR != 5 && NR != 8 { printf "%s ", $2 }' "$TMP/dump")" \
+		"santos_aug santos unique,count,augmented 15 - - size "
+	is "dump ends with end N" "$(tail -n1 "$TMP/dump")" "end 15"
+	is "node lines have 8 fields" \
+		"$(awk '$1 == "node" && NF == 8 { n++ } END { print n }' "$TMP/dump")" 15
+	is "root's node line comes first, with parent -" \
+		"$(awk 'NR == 10 { print $2, $5 }' "$TMP/dump")" \
+		"$(awk 'NR == 5 { print $2 }' "$TMP/dump") -"
+	is "root's aug is the node count" \
+		"$(awk 'NR == 10 { print $8 }' "$TMP/dump")" 15
+	is "height within bounds" \
+		"$(awk 'NR == 8 { print ($2 >= 4 && $2 <= 8) ? "yes" : $2 }' "$TMP/dump")" yes
+	is "santos dump shows the cached leftmost and rightmost" \
+		"$(fill santos && key_of santos "$(dump_field santos leftmost)") $(key_of santos "$(dump_field santos rightmost)")" \
+		"1 15"
+	is "mainline dump has no caches and no aug" \
+		"$(fill mainline && get "$D/mainline/dump" | awk '$1 == "leftmost" || $1 == "rightmost" || $1 == "aug" { printf "%s ", $2 } $1 == "node" { printf "%s ", $8; exit }')" \
+		"- - - - "
+	put "$D/santos/clear" 1
+	put "$D/mainline/clear" 1
+	put "$D/$t/clear" 1
+}
+
+# corrupt_case TREE DESC COMMAND WANT: on a tree of 1..15, COMMAND breaks
+# the invariant class WANT (a list of classes, any of which will do).
+corrupt_case() {
+	t=$1 desc=$2 cmd=$3 want=$4
+	fill "$t"
+	if ! put "$D/$t/corrupt" "$cmd"; then
+		not_ok "$t: corrupt $desc" "$(cat "$TMP/err")"
+		return
+	fi
+	got=$(check_class "$t")
+	case " $want " in
+	*" $got "*) ok "$t: corrupt $desc: check reports $got" ;;
+	*) not_ok "$t: corrupt $desc: check reports $want" "$(line "$D/$t/check")" ;;
+	esac
+}
+
+test_corrupt_denied() {
+	echo 0 >"$P/allow_corrupt"
+	for c in "color 1" "black 1" "key 1 2" "parent 1" leftmost rightmost count "aug 1" "bogus"; do
+		put_err "corrupt '$c' with allow_corrupt 0 is EPERM" EPERM "$D/santos/corrupt" "$c"
+	done
+	is "denied corruption left the tree alone" "$(stat_field santos corrupt)" 0
+}
+
+test_corrupt_classes() {
+	echo 1 >"$P/allow_corrupt"
+	for t in $TREES; do
+		fill "$t"
+		corrupt_case "$t" "color of the root" "color $(key_of "$t" "$(dump_field "$t" root)")" root-color
+		fill "$t"
+		corrupt_case "$t" "color of a black non-root node" "color $(node_field "$t" key color B)" "black-height red-red"
+		fill "$t"
+		corrupt_case "$t" "black on a red node" "black $(node_field "$t" key color R)" black-height
+		corrupt_case "$t" "key of the first node" "key 1 100" order
+		fill "$t"
+		corrupt_case "$t" "parent of a leaf" "parent 15" parent
+		fill "$t"
+		corrupt_case "$t" "parent of the root" "parent $(key_of "$t" "$(dump_field "$t" root)")" parent
+	done
+	corrupt_case santos "leftmost" leftmost leftmost
+	corrupt_case santos_dup "rightmost" rightmost rightmost
+	corrupt_case santos_replace "count" count count
+	corrupt_case santos_aug "aug" "aug 8" augment
+}
+
+test_corrupt_errnos() {
+	echo 1 >"$P/allow_corrupt"
+	t=santos
+	fill "$t"
+	put_err "corrupt of an absent key is ENOENT" ENOENT "$D/$t/corrupt" "color 99"
+	put_err "unknown corrupt command is EINVAL" EINVAL "$D/$t/corrupt" "bogus 1"
+	put_err "corrupt with a missing key is EINVAL" EINVAL "$D/$t/corrupt" "color"
+	put_err "corrupt key without NEWKEY is EINVAL" EINVAL "$D/$t/corrupt" "key 1"
+	put_err "black on a black node is EINVAL" EINVAL "$D/$t/corrupt" \
+		"black $(root_key "$t")"
+	put_err "aug on a tree without augment is EINVAL" EINVAL "$D/$t/corrupt" "aug 1"
+	put_err "leftmost on a tree without cache is EINVAL" EINVAL "$D/mainline/corrupt" leftmost
+	put_err "rightmost on a tree without cache is EINVAL" EINVAL "$D/santos_aug/corrupt" rightmost
+	put_err "count on a tree without cache is EINVAL" EINVAL "$D/overstreet/corrupt" count
+	put "$D/santos_dup/clear" 1
+	put "$D/santos_dup/insert" 1
+	put_err "leftmost with one node is EINVAL" EINVAL "$D/santos_dup/corrupt" leftmost
+	put_err "parent of a lone root is EINVAL" EINVAL "$D/santos_dup/corrupt" "parent 1"
+	is "failed corruption left the tree valid" "$(stat_field "$t" corrupt) $(line "$D/$t/check")" "0 ok"
+
+	# Corrupt mode: read-only access only, until clear.
+	put_ok "corrupt count" "$D/$t/corrupt" count
+	is "stats shows corrupt 1" "$(stat_field "$t" corrupt)" 1
+	put_err "insert in corrupt mode is EUCLEAN" EUCLEAN "$D/$t/insert" 20
+	put_err "erase in corrupt mode is EUCLEAN" EUCLEAN "$D/$t/erase" 3
+	put_err "ops in corrupt mode is EUCLEAN" EUCLEAN "$D/$t/ops" "f 3"
+	put_err "corrupt in corrupt mode is EUCLEAN" EUCLEAN "$D/$t/corrupt" leftmost
+	put_ok "find works in corrupt mode" "$D/$t/find" 3
+	put_ok "near works in corrupt mode" "$D/$t/near" 3
+	is "dump works in corrupt mode" "$(dump_field "$t" end)" 15
+	is "dump shows the corrupted count" "$(dump_field "$t" count)" 16
+	is "check works in corrupt mode" "$(check_class "$t")" count
+	put_ok "clear works in corrupt mode" "$D/$t/clear" 1
+	is "clear leaves corrupt mode" "$(stat_field "$t" corrupt)" 0
+	put_ok "insert works again after clear" "$D/$t/insert" 1
+
+	# A wrong parent pointer does not derail dump, find or near.
+	t=santos_dup
+	fill "$t"
+	put "$D/$t/corrupt" "parent 15"
+	is "dump of a wrong parent pointer names a node" \
+		"$(node_field "$t" parent key 15)" "$(node_field "$t" id key 15)"
+	put_ok "find on a wrong parent pointer" "$D/$t/find" 15
+	is "find still finds it" "$(result_key "$D/$t/find")" 15
+	put_ok "near on a wrong parent pointer" "$D/$t/near" 14
+	put_ok "clear frees a corrupted tree" "$D/$t/clear" 1
+	is "check ok after clear" "$(line "$D/$t/check")" ok
+	echo 0 >"$P/allow_corrupt"
+	for t in $TREES; do
+		put "$D/$t/clear" 1
+	done
+}
+
+if [ ! -d "$D" ]; then
+	echo "not ok 1 - $D missing: is rbtree_inspector loaded?"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+for t in $TREES; do
+	test_nodata "$t"
+done
+test_layout
+for t in $TREES; do
+	test_basic "$t"
+	test_duplicates "$t"
+	test_ops "$t"
+done
+test_parsing
+test_max_nodes
+test_dump_format
+test_corrupt_denied
+test_corrupt_classes
+test_corrupt_errnos
+
+# Leave every tree populated, one of them corrupted, for rmmod to free
+# (the guest harness runs kmemleak after it).
+for t in $TREES; do
+	fill "$t"
+done
+echo 1 >"$P/allow_corrupt"
+put "$D/santos_aug/corrupt" "parent 15"
+echo 0 >"$P/allow_corrupt"
+is "trees left populated for rmmod, santos_aug corrupted" \
+	"$(stat_field santos_aug corrupt) $(dump_field mainline count)" "1 15"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
