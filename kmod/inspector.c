@@ -223,10 +223,12 @@ static struct rbti_node **rbti_alloc_nodes(size_t n)
 	return nodes;
 }
 
+/* Whether @new more nodes would take the tree past max_nodes. */
 static bool rbti_would_overflow(const struct rbti_tree *t, size_t new)
 {
-	return new > READ_ONCE(max_nodes) ||
-	       t->nodes > READ_ONCE(max_nodes) - new;
+	unsigned long max = READ_ONCE(max_nodes);
+
+	return new > max || t->nodes > max - new;
 }
 
 /* --- Operations, tree locked --- */
