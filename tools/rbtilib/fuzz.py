@@ -8,6 +8,12 @@ node ids wherever the model knows them), and every *check_every* ops each
 tree's dump is compared with the model and checked by both the Python
 checker and the module's ``check`` file.  On a failure the op list is
 shrunk by ddmin and written as a JSON repro (``rbti replay``).
+
+With ``snapshots_every`` K and an ``out`` directory, batches also end at
+every K ops, and after each the tree's dump goes into a deferred flipbook
+(:class:`rbtiviz.flipbook.Series`, ``out/TREE/``) with the ops and results
+that led to it; ``viz/render --flipbook OUT`` draws it later, where
+Graphviz is fast (not in the emulated guest).
 """
 
 import itertools
@@ -28,6 +34,8 @@ from .shrink import ddmin
 OP_CODES = "ifen"
 BATCH_OPS = 16384
 """Ops per write; the batch is split further if it would pass 256 KiB."""
+CAPTION_OPS = 60
+"""Ops listed in a flipbook frame's caption; more are elided in the middle."""
 
 
 @dataclass
@@ -94,20 +102,29 @@ def parse_mix(text: str) -> tuple[int, int, int, int]:
     return tuple(parts)
 
 
+def frames_every(config: Config) -> int:
+    """Ops between flipbook frames: snapshots_every if out is set, else 0."""
+    return config.snapshots_every if config.out else 0
+
+
 def generate(config: Config) -> Iterator[tuple[list[str], list[int]]]:
     """Yield the seed's op sequence as (codes, keys) chunks.
 
-    Chunks end at every check point; the sequence itself does not depend on
-    the chunking (codes and keys come from two generators).
+    Chunks end at every check point and every flipbook frame; the sequence
+    itself does not depend on the chunking (codes and keys come from two
+    generators).
     """
     rng = random.Random(config.seed)
     code_rng = random.Random(rng.getrandbits(64))
     key_rng = random.Random(rng.getrandbits(64))
     weights = list(itertools.accumulate(config.mix))
     keys = range(config.keys[0], config.keys[1] + 1)
+    frames = frames_every(config)
     done = 0
     while done < config.ops:
         step = config.check_every - done % config.check_every
+        if frames:
+            step = min(step, frames - done % frames)
         n = min(config.batch, step, config.ops - done)
         yield (code_rng.choices(OP_CODES, cum_weights=weights, k=n),
                key_rng.choices(keys, k=n))
@@ -137,6 +154,8 @@ class TreeRun:
         self.seen: set = set()
         self.done = 0
         self.driver_seconds = 0.0
+        self.recent: list[tuple[str, int, str]] | None = None
+        """If a list, run() appends (code, key, result line) to it."""
 
     def fail(self, kind: str, message: str, what: str = "",
              highlight: tuple = (), dump: Tree | None = None) -> Failure:
@@ -165,6 +184,8 @@ class TreeRun:
         lines = out.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
+        if self.recent is not None:
+            self.recent.extend(zip(codes, keys, lines))
         if len(lines) != len(codes):
             failure = self.fail("mismatch", f"{len(codes)} ops but "
                                 f"{len(lines)} result lines", "lines")
@@ -325,6 +346,31 @@ def _render_module():
     return render
 
 
+def _flipbook_module():
+    """The viz helper's flipbooks, or None if viz is not available."""
+    try:
+        from rbtiviz import flipbook
+    except ImportError:
+        return None
+    return flipbook
+
+
+def frame_caption(ops: list[tuple[str, int, str]]) -> str:
+    """``i 5 -> ok 12; f 3 -> ENOENT``, the middle elided past CAPTION_OPS."""
+    text = [f"{code} {key} -> {line}" for code, key, line in ops]
+    if len(text) > CAPTION_OPS:
+        half = CAPTION_OPS // 2
+        text[half:-half] = [f"... {len(text) - 2 * half} more ops ..."]
+    return "; ".join(text)
+
+
+def inserted_ids(ops: list[tuple[str, int, str]], tree: Tree) -> list[int]:
+    """Ids of the nodes *ops* inserted that are still in *tree*."""
+    ids = (int(line.split()[1]) for _, _, line in ops
+           if line.startswith(("ok ", "replaced ")))
+    return sorted({nid for nid in ids if nid in tree.nodes})
+
+
 def write_snapshot(tree: Tree, path: str, highlight: tuple = ()) -> str | None:
     """Render *tree* to *path* (SVG) via viz; None if unavailable."""
     render = _render_module()
@@ -397,30 +443,40 @@ class Fuzzer:
         start = last_note = time.perf_counter()
         done = 0
         failure = None
-        for codes, keys in generate(cfg):
-            self.history.extend(zip(codes, keys))
-            parts = list(batches(codes, keys))
-            for run in runs:
-                for pos, text in parts:
-                    end = pos + text.count("\n")
-                    failure = run.run(codes[pos:end], keys[pos:end], text)
+        books = self._flipbooks(runs)
+        try:
+            for codes, keys in generate(cfg):
+                self.history.extend(zip(codes, keys))
+                applied = len(self.history)
+                parts = list(batches(codes, keys))
+                for run in runs:
+                    for pos, text in parts:
+                        end = pos + text.count("\n")
+                        failure = run.run(codes[pos:end], keys[pos:end], text)
+                        if failure:
+                            break
+                    if not failure and (applied % cfg.check_every == 0
+                                        or applied == cfg.ops):
+                        failure = run.check()
+                        self.stats.checks += 2
                     if failure:
                         break
-                if not failure and (len(self.history) % cfg.check_every == 0
-                                    or len(self.history) == cfg.ops):
-                    failure = run.check()
-                    self.stats.checks += 2
+                    if books:
+                        self._frame(run, books[run.info.name])
+                done += len(codes) * len(runs)
                 if failure:
                     break
-                self._snapshot(run)
-            done += len(codes) * len(runs)
-            if failure:
-                break
-            now = time.perf_counter()
-            if cfg.progress and now - last_note >= cfg.progress:
-                last_note = now
-                self._say(f"{done}/{cfg.ops * len(runs)} ops, "
-                          f"{done / (now - start):.0f} ops/s")
+                now = time.perf_counter()
+                if cfg.progress and now - last_note >= cfg.progress:
+                    last_note = now
+                    self._say(f"{done}/{cfg.ops * len(runs)} ops, "
+                              f"{done / (now - start):.0f} ops/s")
+        finally:
+            for series in books.values():
+                series.close()
+        if books:
+            self._say(f"flipbook frames (dumps) in {cfg.out}/<tree>/; draw "
+                      f"them with viz/render --flipbook {cfg.out}")
         self.stats.ops = done
         self.stats.seconds = time.perf_counter() - start
         self.stats.driver_seconds = sum(r.driver_seconds for r in runs)
@@ -428,17 +484,37 @@ class Fuzzer:
             failure = self._report(failure)
         return failure
 
-    def _snapshot(self, run: TreeRun) -> None:
-        every = self.config.snapshots_every
-        if not every or len(self.history) % every or not self.config.out:
+    def _flipbooks(self, runs: list[TreeRun]) -> dict:
+        """A deferred flipbook Series per tree, if frames are asked for."""
+        every = frames_every(self.config)
+        if not every:
+            return {}
+        flipbook = _flipbook_module()
+        if flipbook is None:
+            self._say("rbtiviz not importable: no flipbook frames")
+            return {}
+        books = {}
+        for run in runs:
+            run.recent = []
+            books[run.info.name] = flipbook.Series(
+                self.config.out, run.info.name, every=every, render=False)
+        return books
+
+    def _frame(self, run: TreeRun, series) -> None:
+        """At every K ops (and the last), add the tree's dump to *series*."""
+        done = len(self.history)
+        if not run.recent or (done % self.config.snapshots_every
+                              and done != self.config.ops):
             return
         try:
             tree = self.driver.dump(run.info.name)
-        except (DebugfsError, ValueError):
+        except (DebugfsError, ValueError) as e:
+            # Keep the ops: the next frame lists them.
+            self._say(f"{run.info.name}: no frame after {done} ops: {e}")
             return
-        os.makedirs(self.config.out, exist_ok=True)
-        write_snapshot(tree, os.path.join(
-            self.config.out, f"{run.info.name}-{len(self.history)}.svg"))
+        ops, run.recent = run.recent, []
+        series.add(tree, frame_caption(ops), inserted_ids(ops, tree),
+                   ops=len(ops))
 
     def _report(self, failure: Failure) -> Failure:
         info = next(i for i in self.infos if i.name == failure.tree)

@@ -2,12 +2,13 @@
 """Tests of the fuzzer against the in-memory fake driver."""
 
 import json
+import os
 
 import pytest
 
 from rbtilib import fuzz
 from rbtilib.driver import WRITE_LIMIT
-from rbtilib.dump import parse_dump
+from rbtilib.dump import inorder, parse_dump
 from rbtilib.model import Model
 from rbtilib.testing import CONTRACT_TREES, FakeDebugfs, corrupt_tree
 
@@ -219,10 +220,112 @@ def test_enospc_is_a_failure_and_shrinks_to_one_batch():
     assert len(f.shrunk) == 11 and {c for c, _ in f.shrunk} == {"i"}
 
 
-def test_snapshots_every_without_viz_does_not_fail(tmp_path):
+def test_snapshots_every_without_viz_does_not_fail(tmp_path, monkeypatch):
+    monkeypatch.setattr(fuzz, "_flipbook_module", lambda: None)
     _, failure = run(FakeDebugfs(), config(snapshots_every=1000),
                      ["santos_aug"], tmp_path=tmp_path)
     assert failure is None
+    assert not list(tmp_path.iterdir())
+
+
+VIZ = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir,
+                                   os.pardir, "viz"))
+
+
+@pytest.fixture
+def viz(monkeypatch):
+    """Make rbtiviz importable, as tools/rbti does."""
+    monkeypatch.syspath_prepend(VIZ)
+    pytest.importorskip("rbtiviz.flipbook")
+
+
+def frames_of(tmp_path, tree):
+    data = json.loads((tmp_path / tree / "frames.json").read_text())
+    assert "deferred" in data and data["tree"] == tree
+    return data["frames"]
+
+
+def test_batches_end_at_every_frame_only_with_frames():
+    def chunks(**kw):
+        return [len(codes) for codes, _ in fuzz.generate(config(**kw))]
+    assert chunks(ops=1000, check_every=1000) == [1000]
+    assert chunks(ops=1000, check_every=1000, snapshots_every=300) == [1000]
+    assert chunks(ops=1000, check_every=400, snapshots_every=300,
+                  out="x") == [300, 100, 200, 200, 100, 100]
+
+
+def test_frames_every_k_ops_per_tree(tmp_path, viz):
+    cfg = config(ops=230, snapshots_every=50, check_every=70)
+    driver = FakeDebugfs()
+    f, failure = run(driver, cfg, ["santos", "overstreet_dup"],
+                     tmp_path=tmp_path)
+    assert failure is None
+    for tree in ("santos", "overstreet_dup"):
+        frames = frames_of(tmp_path, tree)
+        assert [(fr["first_op"], fr["last_op"]) for fr in frames] == \
+            [(1, 50), (51, 100), (101, 150), (151, 200), (201, 230)]
+        for fr in frames:
+            dump = parse_dump((tmp_path / tree / fr["file"])
+                              .with_suffix(".dump").read_text())
+            again = FakeDebugfs()
+            if fuzz.replay_ops(again, INFO[tree],
+                               f.history[:fr["last_op"]]) is not None:
+                raise AssertionError("replay failed")
+            assert [n.key for n in inorder(dump)] == \
+                [n.key for n in inorder(again.dump(tree))]
+            assert set(fr["highlight"]) <= set(dump.nodes)
+
+
+def test_frame_captions_name_the_ops_and_results(tmp_path, viz):
+    cfg = config(ops=120, snapshots_every=40, keys=(0, 9))
+    f, failure = run(FakeDebugfs(), cfg, ["santos"], tmp_path=tmp_path)
+    assert failure is None
+    frames = frames_of(tmp_path, "santos")
+    assert len(frames) == 3
+    inserted = set()
+    for fr in frames:
+        assert len(fr["ops"]) == 1
+        parts = fr["ops"][0].split("; ")
+        ops = f.history[fr["first_op"] - 1:fr["last_op"]]
+        assert len(parts) == len(ops) == 40
+        for part, (code, key) in zip(parts, ops):
+            op, _, result = part.partition(" -> ")
+            assert op == f"{code} {key}"
+            want = {"i": ("ok ", "EEXIST"), "f": ("found ", "ENOENT"),
+                    "e": ("erased ", "ENOENT"), "n": ("near ", "ENOENT")}
+            assert result.startswith(want[code]), part
+            if result.startswith("ok "):
+                inserted.add(int(result.split()[1]))
+        assert fr["highlight"] and set(fr["highlight"]) <= inserted
+
+
+def test_frame_caption_elides_long_lists():
+    ops = [("i", k, f"ok {k}") for k in range(100)]
+    text = fuzz.frame_caption(ops)
+    parts = text.split("; ")
+    assert len(parts) == fuzz.CAPTION_OPS + 1
+    assert parts[0] == "i 0 -> ok 0" and parts[-1] == "i 99 -> ok 99"
+    assert f"... {100 - fuzz.CAPTION_OPS} more ops ..." in parts
+    assert fuzz.frame_caption(ops[:3]) == \
+        "i 0 -> ok 0; i 1 -> ok 1; i 2 -> ok 2"
+
+
+def test_flipbook_is_closed_on_failure(tmp_path, viz):
+    seen = []
+
+    def late_fault(tree, op, key, line):
+        seen.append(op)
+        return off_by_one_near(tree, op, key, line) if len(seen) > 75 \
+            else line
+
+    f, failure = run(FakeDebugfs(fault=late_fault), config(snapshots_every=20),
+                     ["santos"], tmp_path=tmp_path)
+    assert failure is not None and failure.kind == "mismatch"
+    # Frames up to the batch before the failing one (batches end at 20s).
+    last = len(f.history) - 20
+    assert last >= 60
+    frames = frames_of(tmp_path, "santos")
+    assert [fr["last_op"] for fr in frames] == list(range(20, last + 1, 20))
 
 
 @pytest.mark.parametrize("text", ["5", "5:1", "a:b"])

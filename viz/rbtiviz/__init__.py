@@ -6,7 +6,7 @@
 flipbook.  Needs ``rbtilib`` (tools/) importable: the one dump parser and
 the one invariant checker.
 """
-from .flipbook import Series
+from .flipbook import Series, render_series
 from .render import to_dot, write_snapshot
 
-__all__ = ["Series", "to_dot", "write_snapshot"]
+__all__ = ["Series", "render_series", "to_dot", "write_snapshot"]

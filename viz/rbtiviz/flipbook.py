@@ -17,23 +17,44 @@ close ``out/flip/santos/index.html`` (the flipbook), ``frames.json`` (the
 same data for scripts) and ``out/flip/index.html`` (links to every tree's
 flipbook under ``out/flip``).
 
+Where Graphviz is slow or missing (the fuzzer in the QEMU guest), a
+*deferred* series (``render=False``) saves each frame's dump instead,
+``frame_00001.dump`` ..., and ``frames.json`` with what is needed to draw
+them; :func:`render_series` later draws every deferred series under a
+directory (``viz/render --flipbook DIR`` on the host), giving the same
+frames and pages the eager series would have written.
+
 API:
 
-``Series(outdir, tree_name, every=1, fmt="svg", **render_opts)``
-    ``outdir/tree_name/`` is created; frames, ``index.html`` and
-    ``frames.json`` left there by an earlier series are removed.  ``fmt``
-    is ``svg`` or ``png``; ``render_opts`` go to
+``Series(outdir, tree_name, every=1, fmt="svg", render=True, **render_opts)``
+    ``outdir/tree_name/`` is created; frames, frame dumps, ``index.html``
+    and ``frames.json`` left there by an earlier series are removed.
+    ``fmt`` is ``svg`` or ``png``; ``render_opts`` go to
     :func:`rbtiviz.render.to_dot` (``max_depth``, ``collapse_over``,
-    ``title``, ``highlight_violation``).
-``Series.add(tree, caption, highlight=(), force=False) -> Path | None``
-    Records one operation and the tree after it.  Every ``every``-th call
-    (or with ``force``, e.g. on a failure) renders a frame and returns its
-    path; the frame's caption lists every operation since the previous
-    frame.  The tree is not copied: do not mutate it afterwards.
+    ``title``, ``highlight_violation``).  ``render=False`` defers drawing
+    (see above); then ``render_opts`` must be JSON values.
+``Series.add(tree, caption, highlight=(), force=False, ops=1) -> Path | None``
+    Records *ops* operations, described by *caption*, and the tree after
+    them.  Once ``every`` operations have been recorded since the last
+    frame (or with ``force``, e.g. on a failure) it makes a frame and
+    returns its path (the frame's dump when deferred); the frame's
+    caption lists every caption since the previous frame.  The tree is
+    not copied: do not mutate it before the frame is made.
 ``Series.close() -> Path``
-    Renders the last state if it has no frame yet, writes the index files
-    and returns the path of the tree's ``index.html``.  Also called on
-    leaving a ``with`` block, even by an exception.
+    Makes a frame of the last state if it has none yet, writes
+    ``frames.json`` and (unless deferred) the index pages, and returns
+    the path of the tree's ``index.html`` (deferred: of ``frames.json``).
+    Also called on leaving a ``with`` block, even by an exception.
+``render_series(outdir) -> list[Path]``
+    Draws the frames of every deferred series in a directory under
+    *outdir*, writes their pages and ``outdir/index.html``, and returns
+    the paths of the trees' ``index.html``.  Rendered series are left
+    alone, so a second call does nothing.
+
+``frames.json`` is ``{"tree": NAME, "frames": [FRAME, ...]}``, each FRAME
+``{"file", "first_op", "last_op", "ops", "count", "height", "highlight"}``;
+a deferred series adds ``"deferred": {"render_opts": {...}}``,
+which :func:`render_series` removes.
 
 The pages are plain HTML and JavaScript with no external assets: they work
 from ``file://``.  Frames are referenced by relative file name.  In the
@@ -50,12 +71,13 @@ from pathlib import Path
 from string import Template
 from typing import Iterable
 
-from rbtilib.dump import Tree
+from rbtilib.dump import Tree, format_dump, parse_dump
 
 from .render import write_snapshot
 
 FRAME_PATTERN = "frame_{:05d}.{}"
-FRAME_GLOB = re.compile(r"frame_\d{5}\.(svg|png)$")
+FRAME_GLOB = re.compile(r"frame_\d{5}\.(svg|png|dump)$")
+DUMP_SUFFIX = ".dump"
 INDEX = "index.html"
 FRAMES_JSON = "frames.json"
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]+$")
@@ -65,7 +87,7 @@ class Series:
     """Snapshots of one tree, written as frames plus an HTML flipbook."""
 
     def __init__(self, outdir: str | Path, tree_name: str, every: int = 1,
-                 fmt: str = "svg", **render_opts) -> None:
+                 fmt: str = "svg", render: bool = True, **render_opts) -> None:
         if not _SAFE_NAME.match(tree_name) or tree_name in (".", ".."):
             raise ValueError(f"tree name {tree_name!r} is not a plain directory name")
         if every < 1:
@@ -77,9 +99,11 @@ class Series:
         self.dir = self.outdir / tree_name
         self.every = every
         self.fmt = fmt
+        self.render = render
         self.render_opts = render_opts
         self.frames: list[dict] = []
         self._ops = 0
+        self._pending_ops = 0
         self._pending: list[str] = []
         self._last: tuple[Tree, tuple[int, ...]] | None = None
         self._closed = False
@@ -95,45 +119,115 @@ class Series:
         self.close()
 
     def add(self, tree: Tree, caption: str, highlight: Iterable[int] = (),
-            force: bool = False) -> Path | None:
-        """Record one operation; render a frame every ``every`` operations."""
+            force: bool = False, ops: int = 1) -> Path | None:
+        """Record *ops* operations; make a frame every ``every`` operations."""
         if self._closed:
             raise RuntimeError(f"series {self.tree_name} is closed")
-        self._ops += 1
+        if ops < 1:
+            raise ValueError(f"ops must be at least 1, not {ops}")
+        self._ops += ops
+        self._pending_ops += ops
         self._pending.append(caption)
         self._last = (tree, tuple(highlight))
-        if force or len(self._pending) >= self.every:
+        if force or self._pending_ops >= self.every:
             return self._frame()
         return None
 
     def _frame(self) -> Path:
+        """Make a frame of the last tree added: draw it or save its dump."""
         assert self._last is not None
         tree, highlight = self._last
-        number = len(self.frames) + 1
-        path = self.dir / FRAME_PATTERN.format(number, self.fmt)
-        write_snapshot(tree, path, highlight=highlight, **self.render_opts)
-        self.frames.append({
-            "file": path.name,
-            "first_op": self._ops - len(self._pending) + 1,
+        frame = {
+            "file": FRAME_PATTERN.format(len(self.frames) + 1, self.fmt),
+            "first_op": self._ops - self._pending_ops + 1,
             "last_op": self._ops,
             "ops": self._pending,
             "count": tree.count,
             "height": tree.height,
-        })
+            "highlight": list(highlight),
+        }
+        if self.render:
+            path = _draw_frame(self.dir, frame, tree, self.render_opts)
+        else:
+            path = _dump_path(self.dir, frame)
+            path.write_text(format_dump(tree))
+        self.frames.append(frame)
         self._pending = []
+        self._pending_ops = 0
         return path
 
     def close(self) -> Path:
-        """Render the last state if needed, write the index pages."""
+        """Make the last frame if needed, write frames.json and the pages."""
         if not self._closed:
             if self._pending:
                 self._frame()
             self._closed = True
-            (self.dir / FRAMES_JSON).write_text(
-                json.dumps({"tree": self.tree_name, "frames": self.frames}, indent=1) + "\n")
-            (self.dir / INDEX).write_text(flipbook_html(self.tree_name, self.frames))
+            if not self.render:
+                return _write_frames_json(self.dir, self.tree_name, self.frames,
+                                          {"render_opts": self.render_opts})
+            _write_pages(self.dir, self.tree_name, self.frames)
             write_top_index(self.outdir)
-        return self.dir / INDEX
+        return self.dir / (INDEX if self.render else FRAMES_JSON)
+
+
+def _dump_path(tree_dir: Path, frame: dict) -> Path:
+    """Where a deferred frame's dump is kept: the frame's name, ``.dump``."""
+    return tree_dir / Path(frame["file"]).with_suffix(DUMP_SUFFIX)
+
+
+def _draw_frame(tree_dir: Path, frame: dict, tree: Tree, render_opts: dict) -> Path:
+    """Draw one frame's image (eager and deferred series alike)."""
+    return write_snapshot(tree, tree_dir / frame["file"], highlight=frame["highlight"],
+                          **render_opts)
+
+
+def _write_frames_json(tree_dir: Path, tree_name: str, frames: list[dict],
+                       deferred: dict | None = None) -> Path:
+    """Write ``frames.json``; *deferred* says how to draw the frames later."""
+    data: dict = {"tree": tree_name, "frames": frames}
+    if deferred is not None:
+        data["deferred"] = deferred
+    path = tree_dir / FRAMES_JSON
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    return path
+
+
+def _write_pages(tree_dir: Path, tree_name: str, frames: list[dict]) -> Path:
+    """Write a rendered series' ``frames.json`` and ``index.html``."""
+    _write_frames_json(tree_dir, tree_name, frames)
+    path = tree_dir / INDEX
+    path.write_text(flipbook_html(tree_name, frames))
+    return path
+
+
+def render_series(outdir: str | Path) -> list[Path]:
+    """Draw every deferred series under *outdir*; return their index pages.
+
+    Each ``outdir/TREE/frames.json`` with a ``deferred`` entry has its
+    frames drawn from their dumps, then its pages written as an eager
+    :class:`Series` writes them, and ``outdir/index.html`` is rewritten.
+    Raises OSError, ValueError (a bad dump or frames.json) or the errors
+    of :func:`rbtiviz.render.write_snapshot`.
+    """
+    outdir = Path(outdir)
+    pages = []
+    for data_file in sorted(outdir.glob(f"*/{FRAMES_JSON}")):
+        data = json.loads(data_file.read_text())
+        deferred = data.get("deferred")
+        if deferred is None:
+            continue
+        tree_dir = data_file.parent
+        for frame in data["frames"]:
+            dump = _dump_path(tree_dir, frame)
+            try:
+                tree = parse_dump(dump.read_text())
+            except ValueError as err:
+                raise ValueError(f"{dump}: {err}") from None
+            _draw_frame(tree_dir, frame, tree, deferred["render_opts"])
+        pages.append(_write_pages(tree_dir, data["tree"], data["frames"]))
+    if pages:
+        write_top_index(outdir)
+    return pages
 
 
 def frame_heading(frame: dict) -> str:

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Tests for rbtiviz.flipbook: frames every K operations, the index pages,
-and (when node is installed) the page's script driven by key presses."""
+deferred series drawn later by render_series and viz/render --flipbook, and
+(when node is installed) the page's script driven by key presses."""
 from __future__ import annotations
 
 import html
@@ -12,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from rbtiviz.flipbook import Series
-from rbtiviz.test_render import DUMP_7, DUMP_DUP, DUMP_EMPTY, DUMP_RED_RED, tree_of
+from rbtilib.dump import parse_dump
+from rbtiviz import flipbook
+from rbtiviz.flipbook import Series, render_series
+from rbtiviz.test_render import (DUMP_7, DUMP_DUP, DUMP_EMPTY, DUMP_RED_RED, RENDER_CLI,
+                                 tree_of)
 
 TREES = [DUMP_EMPTY, DUMP_DUP, DUMP_7, DUMP_RED_RED, DUMP_7]
 CAPTIONS = ["clear", "i 5 <dup>", "i 40 & more", "corrupt color 30", "check"]
@@ -142,3 +146,87 @@ def test_page_script_steps_with_keys_and_buttons(tmp_path):
         assert state["hash"] == f"#{number}"
         assert state["caption"].startswith(f"op {number} (")
         assert state["caption"].endswith(CAPTIONS[number - 1])
+
+
+def run_deferred(outdir: Path, every: int) -> Series:
+    with Series(outdir, "santos", every=every, render=False, max_depth=3) as series:
+        for text, caption in zip(TREES, CAPTIONS):
+            series.add(tree_of(text), caption, highlight=[4])
+    return series
+
+
+def test_deferred_series_saves_dumps_without_drawing(tmp_path, monkeypatch):
+    def no_dot(*args, **kwargs):
+        raise AssertionError("a deferred series must not draw")
+    monkeypatch.setattr(flipbook, "write_snapshot", no_dot)
+    series = run_deferred(tmp_path, every=2)
+    tree_dir = tmp_path / "santos"
+    assert sorted(p.name for p in tree_dir.iterdir()) == [
+        "frame_00001.dump", "frame_00002.dump", "frame_00003.dump", "frames.json"]
+    assert not (tmp_path / "index.html").exists()
+    # Each dump is the tree after the frame's last op, exactly.
+    for frame, text in zip(series.frames, [TREES[1], TREES[3], TREES[4]]):
+        saved = (tree_dir / frame["file"]).with_suffix(".dump").read_text()
+        assert parse_dump(saved) == tree_of(text)
+    data = json.loads((tree_dir / "frames.json").read_text())
+    assert data["deferred"] == {"render_opts": {"max_depth": 3}}
+    assert [f["file"] for f in data["frames"]] == [
+        "frame_00001.svg", "frame_00002.svg", "frame_00003.svg"]
+    assert [f["ops"] for f in data["frames"]] == [CAPTIONS[0:2], CAPTIONS[2:4], CAPTIONS[4:]]
+    assert series.close() == tree_dir / "frames.json"
+
+
+def test_render_series_gives_what_the_eager_series_gives(tmp_path):
+    eager, deferred = tmp_path / "eager", tmp_path / "deferred"
+    with Series(eager, "santos", every=2, max_depth=3) as series:
+        for text, caption in zip(TREES, CAPTIONS):
+            series.add(tree_of(text), caption, highlight=[4])
+    run_deferred(deferred, every=2)
+    run_series(deferred, every=1)                 # replaces it; already drawn: left alone
+    assert not list((deferred / "santos").glob("*.dump"))
+    (deferred / "santos").rename(deferred / "later")
+    run_deferred(deferred, every=2)
+    before = (deferred / "later" / "frame_00001.svg").read_bytes()
+    pages = render_series(deferred)
+    assert pages == [deferred / "santos" / "index.html"]
+    assert (deferred / "later" / "frame_00001.svg").read_bytes() == before
+    for name in ["frames.json", "index.html", "frame_00001.svg", "frame_00002.svg",
+                 "frame_00003.svg"]:
+        assert (deferred / "santos" / name).read_bytes() == \
+            (eager / "santos" / name).read_bytes(), name
+    top = (deferred / "index.html").read_text()
+    assert 'href="santos/index.html"' in top and 'href="later/index.html"' in top
+    assert render_series(deferred) == []          # nothing deferred is left
+
+
+def test_ops_count_several_operations_per_add(tmp_path):
+    with Series(tmp_path, "t", every=50, render=False) as series:
+        assert series.add(tree_of(DUMP_7), "i 1 -> ok 1; f 2 -> ENOENT", ops=30) is None
+        path = series.add(tree_of(DUMP_7), "e 1 -> erased 1", ops=20)
+        assert path == tmp_path / "t" / "frame_00001.dump" and path.exists()
+        series.add(tree_of(DUMP_7), "n 3 -> ENOENT", ops=7)
+    assert [(f["first_op"], f["last_op"], len(f["ops"])) for f in series.frames] == \
+        [(1, 50, 2), (51, 57, 1)]
+    with pytest.raises(ValueError, match="ops"):
+        Series(tmp_path, "u").add(tree_of(DUMP_7), "x", ops=0)
+
+
+def test_cli_flipbook(tmp_path):
+    run_deferred(tmp_path, every=2)
+    proc = subprocess.run([str(RENDER_CLI), "--flipbook", str(tmp_path)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"{tmp_path / 'santos' / 'index.html'}\n"
+    assert (tmp_path / "santos" / "frame_00003.svg").read_text().lstrip().startswith(
+        ("<?xml", "<svg"))
+    again = subprocess.run([str(RENDER_CLI), "--flipbook", str(tmp_path)],
+                           capture_output=True, text=True, check=False)
+    assert again.returncode == 1 and "no flipbook left" in again.stderr
+    run_deferred(tmp_path, every=2)
+    (tmp_path / "santos" / "frame_00002.dump").write_text("tree x\n")
+    bad = subprocess.run([str(RENDER_CLI), "--flipbook", str(tmp_path)],
+                         capture_output=True, text=True, check=False)
+    assert bad.returncode == 1 and "frame_00002.dump" in bad.stderr
+    usage = subprocess.run([str(RENDER_CLI), "--flipbook", str(tmp_path), "-o", "x.svg"],
+                           capture_output=True, text=True, check=False)
+    assert usage.returncode == 2
