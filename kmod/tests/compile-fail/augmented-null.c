@@ -3,36 +3,10 @@
  * An augmented tree without augment callbacks.
  * expect: RB_IS_AUGMENTED needs an augment
  */
-#include <linux/module.h>
-
-#include "rbtree_santos.h"
-
-struct cf_obj {
-	struct rb_node node;
-	long key;
-	unsigned long size;
-};
-
-struct cf_cont {
-	struct rb_root root;
-	struct rb_node *left;
-	unsigned long count;
-};
-
-static long cf_cmp(const long *a, const long *b)
-{
-	return *a < *b ? -1 : *a > *b;
-}
+#include "cf_common.h"
 
 RB_DEFINE_INTERFACE(cf, struct cf_cont, root, /* - */, /* - */, /* - */,
 		    struct cf_obj, node, key,
 		    RB_UNIQUE_KEYS | RB_IS_AUGMENTED, cf_cmp, 0)
 
-struct cf_obj *cf_use(struct cf_cont *c, struct cf_obj *o);
-struct cf_obj *cf_use(struct cf_cont *c, struct cf_obj *o)
-{
-	return cf_insert(c, o);
-}
-
-MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("compile-fail case");
+#include "cf_use.h"

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every compile-fail case shares: an object, a container with every
+ * optional member, and a comparison. Each case differs only in its
+ * RB_DEFINE_INTERFACE() line, followed by #include "cf_use.h".
+ */
+#ifndef _CF_COMMON_H
+#define _CF_COMMON_H
+
+#include <linux/module.h>
+
+#include "rbtree_santos.h"
+
+struct cf_obj {
+	struct rb_node node;
+	long key;
+	unsigned long size;
+};
+
+struct cf_cont {
+	struct rb_root root;
+	struct rb_node *left;
+	unsigned long count;
+};
+
+static inline long cf_cmp(const long *a, const long *b)
+{
+	return *a < *b ? -1 : *a > *b;
+}
+
+#endif /* _CF_COMMON_H */
