@@ -43,3 +43,10 @@ kernel_build_dir() {
 		sha256sum | cut -c1-12)
 	echo "$RBTI_CACHE/build-$(kernel_src_version)-$flavour-$key"
 }
+
+# Where build-module builds kmod/ for a kernel build directory: one mirror
+# per checkout, so that two clones sharing a cache never build into, or
+# load from, each other's objects.
+module_dir() {
+	echo "$1/rbti-kmod-$(echo "$REPO_DIR" | sha256sum | cut -c1-8)"
+}
