@@ -19,13 +19,25 @@ static char *fault = "";
 module_param(fault, charp, 0400);
 MODULE_PARM_DESC(fault, "what to do wrong: warn or leak");
 
+#define RBTI_LEAKS	16
+
 static int __init rbti_harness_faults_init(void)
 {
+	int i;
+
 	if (!strcmp(fault, "warn")) {
 		WARN(1, "deliberate warning for the harness test\n");
 	} else if (!strcmp(fault, "leak")) {
-		/* The pointer is printed hashed and kept nowhere: a leak. */
-		pr_info("leaking %p on purpose\n", kmalloc(128, GFP_KERNEL));
+		/*
+		 * Several blocks whose pointers are kept nowhere: a stale copy
+		 * of one in a reused stack could hide it, not all of them.
+		 */
+		for (i = 0; i < RBTI_LEAKS; i++) {
+			void *p = kmalloc(128, GFP_KERNEL);
+
+			OPTIMIZER_HIDE_VAR(p);
+		}
+		pr_info("leaked %d blocks on purpose\n", RBTI_LEAKS);
 	} else {
 		return -EINVAL;
 	}
