@@ -8,26 +8,11 @@ from hypothesis import given, settings, strategies as st
 
 from rbtilib.dump import (UNKNOWN_PARENT, DumpError, Node, format_dump,
                           inorder, parse_dump, preorder)
-from rbtilib.testing import CONTRACT_TREES, build_tree
+from rbtilib.testing import AUG_SAMPLE_DUMP as SAMPLE, CONTRACT_TREES, build_tree
 
 SANTOS_AUG = CONTRACT_TREES[4]
 SANTOS_DUP = CONTRACT_TREES[3]
 
-SAMPLE = """\
-tree santos_aug
-api santos
-flags unique,count,augmented
-count 3
-root 2
-leftmost -
-rightmost -
-height 2
-aug size
-node 2 20 B - 1 3 3
-node 1 10 R 2 - - 1
-node 3 30 R 2 - - 1
-end 3
-"""
 
 
 def test_parse_sample():

@@ -466,3 +466,22 @@ class FakeDebugfs:
 
     def set_param(self, name: str, value: str) -> None:
         self.params[name] = value
+
+
+# A small valid dump (a 3-node augmented tree) that tests of the parser
+# and of viz share.
+AUG_SAMPLE_DUMP = """\
+tree santos_aug
+api santos
+flags unique,count,augmented
+count 3
+root 2
+leftmost -
+rightmost -
+height 2
+aug size
+node 2 20 B - 1 3 3
+node 1 10 R 2 - - 1
+node 3 30 R 2 - - 1
+end 3
+"""

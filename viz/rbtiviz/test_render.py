@@ -13,6 +13,7 @@ import pytest
 
 from rbtilib.checker import check, first_violation
 from rbtilib.dump import Tree, parse_dump
+from rbtilib.testing import AUG_SAMPLE_DUMP
 from rbtiviz.render import (BLACK_FILL, HIGHLIGHT_COLOR, HIGHLIGHT_PENWIDTH, RED_FILL,
                             VIOLATION_COLOR, black_height, to_dot, write_snapshot)
 
@@ -74,21 +75,7 @@ node 3 5 R 2 - - -
 end 3
 """
 
-DUMP_AUG = """\
-tree santos_aug
-api santos
-flags unique,count,augmented
-count 3
-root 2
-leftmost -
-rightmost -
-height 2
-aug size
-node 2 20 B - 1 3 3
-node 1 10 R 2 - - 1
-node 3 30 R 2 - - 1
-end 3
-"""
+DUMP_AUG = AUG_SAMPLE_DUMP
 
 DUMP_EMPTY = """\
 tree mainline
