@@ -2,22 +2,51 @@
 # Shared settings and helpers for the qemu/ scripts. Source it; do not run it.
 # Every variable can be overridden from the environment.
 
-QEMU_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_DIR=$(cd "$QEMU_DIR/.." && pwd)
+# A failing command inside a pipeline or a $(...) fails the script: a die in
+# a command substitution must not leave an empty string behind.
+set -o pipefail
+shopt -s inherit_errexit
+
+QEMU_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+REPO_DIR=$(cd "$QEMU_DIR/.." && pwd -P)
 
 KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 KERNEL_PKG=${KERNEL_PKG:-linux-source-6.1}
 RBTI_CACHE=${RBTI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rbtree-inspector}
 RBTI_OUT=${RBTI_OUT:-$REPO_DIR/out}
+# Kernel builds kept in the cache (~0.8 GB each); older ones are pruned.
+RBTI_KEEP_BUILDS=${RBTI_KEEP_BUILDS:-4}
 JOBS=${JOBS:-$(nproc)}
 
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 info() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 
+# The guest learns its paths from the kernel command line (split on spaces)
+# and QEMU's -fsdev options (split on commas): refuse such paths up front.
+check_path() {
+	case $2 in
+	*[[:space:],]*) die "$1 '$2' contains a space or a comma, which the QEMU command line and the guest's kernel command line cannot carry; use a path without them" ;;
+	esac
+}
+
 # Version of the installed kernel source package, e.g. 6.1.192-3.
 kernel_src_version() {
-	dpkg-query -W -f='${Version}' "$KERNEL_PKG" 2>/dev/null ||
+	local v
+	v=$(dpkg-query -W -f='${Version}' "$KERNEL_PKG" 2>/dev/null) && [ -n "$v" ] ||
 		die "$KERNEL_PKG is not installed (run qemu/install-deps)"
+	echo "$v"
+}
+
+# The compiler and linker the kernel is built with: part of the build key,
+# so that a toolchain update gives a fresh build instead of a kernel that
+# prints "the compiler differs" and modules built with another gcc.
+toolchain_version() {
+	local cc ld
+	cc=$("${CC:-gcc}" --version 2>/dev/null | head -n 1) && [ -n "$cc" ] ||
+		die "cannot run ${CC:-gcc} (run qemu/install-deps)"
+	ld=$("${LD:-ld}" --version 2>/dev/null | head -n 1) && [ -n "$ld" ] ||
+		die "cannot run ${LD:-ld} (run qemu/install-deps)"
+	printf '%s\n%s\n' "$cc" "$ld"
 }
 
 # Fragments merged onto tinyconfig for a flavour, in merge order.
@@ -31,22 +60,84 @@ flavour_fragments() {
 
 # Extracted source tree (shared by all flavours of one source version).
 kernel_src_dir() {
-	echo "$RBTI_CACHE/linux-$(kernel_src_version)"
+	local v
+	v=$(kernel_src_version) || exit 1
+	echo "$RBTI_CACHE/linux-$v"
 }
 
-# Build directory: keyed by source version, flavour and fragment contents,
-# so that changing either gives a fresh build and nothing is rebuilt otherwise.
+# Build directory: keyed by source version, toolchain, flavour and fragment
+# contents, so that changing any gives a fresh build and nothing is rebuilt
+# otherwise.
 kernel_build_dir() {
-	local flavour=$1 key
-	# shellcheck disable=SC2046
-	key=$( (kernel_src_version; cat $(flavour_fragments "$flavour")) |
-		sha256sum | cut -c1-12)
-	echo "$RBTI_CACHE/build-$(kernel_src_version)-$flavour-$key"
+	local flavour=$1 v frags tc key
+	v=$(kernel_src_version) || exit 1
+	frags=$(flavour_fragments "$flavour") || exit 1
+	tc=$(toolchain_version) || exit 1
+	# shellcheck disable=SC2086
+	key=$(printf '%s\n%s\n' "$v" "$tc" | cat - $frags | sha256sum | cut -c1-12) ||
+		die "cannot compute the build key of flavour $flavour"
+	[ ${#key} = 12 ] || die "empty build key for flavour $flavour"
+	echo "$RBTI_CACHE/build-$v-$flavour-$key"
+}
+
+# kernel_configure SRC BUILD LOG FRAGMENT...: the one recipe for a guest
+# kernel's .config: tinyconfig, the fragments merged in order, olddefconfig,
+# then check-config proves no option was silently dropped. Used by
+# build-kernel and qemu/patches.
+kernel_configure() {
+	local src=$1 build=$2 log=$3
+	shift 3
+	make -C "$src" O="$build" tinyconfig >>"$log" 2>&1 ||
+		die "make tinyconfig failed; see $log"
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "$@" >>"$log" 2>&1 ||
+		die "merge_config.sh failed; see $log"
+	make -C "$src" O="$build" olddefconfig >>"$log" 2>&1 ||
+		die "make olddefconfig failed; see $log"
+	"$QEMU_DIR/check-config" "$build/.config" "$@" ||
+		die "merged config of $build lacks options the fragments ask for"
+}
+
+# prune_builds KEEP_DIR: delete the least recently used kernel builds past
+# $RBTI_KEEP_BUILDS, never KEEP_DIR and never one whose lock is held (a run
+# of another clone is using it). Call with the build lock held.
+prune_builds() {
+	local keep=$1 dir n=0
+	[ "$RBTI_KEEP_BUILDS" -ge 1 ] 2>/dev/null ||
+		die "RBTI_KEEP_BUILDS must be a number >= 1, not '$RBTI_KEEP_BUILDS'"
+	# Newest first by the time of last use (build-kernel touches .rbti-done);
+	# check_path keeps spaces out of RBTI_CACHE.
+	# shellcheck disable=SC2045
+	for dir in $(ls -1dt "$RBTI_CACHE"/build-*/.rbti-done 2>/dev/null); do
+		dir=${dir%/.rbti-done}
+		n=$((n + 1))
+		[ "$dir" = "$keep" ] && continue
+		[ $n -gt "$RBTI_KEEP_BUILDS" ] || continue
+		# A build in use holds a shared lock on it.
+		exec 8>"$dir.use"
+		if flock -n -x 8; then
+			info "pruning the old kernel build $dir (RBTI_KEEP_BUILDS=$RBTI_KEEP_BUILDS)"
+			rm -rf "$dir" "$dir.log" "$dir.use"
+		fi
+		exec 8>&-
+	done
+}
+
+# qemu_command ACCEL MEM SMP BZIMAGE INITRD APPEND: set the array QEMU_CMD
+# to the one QEMU command line that boots the test guest (run-in-guest adds
+# its disks and console; probe-kvm boots exactly this).
+qemu_command() {
+	QEMU_CMD=(qemu-system-x86_64 -nodefaults -no-user-config -no-reboot
+		-display none -accel "$1" -m "$2" -smp "$3")
+	# probe-kvm proves that a KVM guest with the host's CPU model boots.
+	[ "$1" != kvm ] || QEMU_CMD+=(-cpu host)
+	QEMU_CMD+=(-kernel "$4" -initrd "$5" -append "$6")
 }
 
 # Where build-module builds kmod/ for a kernel build directory: one mirror
 # per checkout, so that two clones sharing a cache never build into, or
 # load from, each other's objects.
 module_dir() {
-	echo "$1/rbti-kmod-$(echo "$REPO_DIR" | sha256sum | cut -c1-8)"
+	local h
+	h=$(echo "$REPO_DIR" | sha256sum | cut -c1-8) || exit 1
+	echo "$1/rbti-kmod-$h"
 }

@@ -1,58 +1,58 @@
 # shellcheck shell=bash
-# Running test suites and counting their results. A suite is a command whose
-# output ends on a line "N passed, N failed" (pytest's and KUnit's summaries
-# are translated); its log is kept in $RESULTS/NAME.log and its counts in
-# $RESULTS/NAME.count as "PASSED FAILED". Source it; do not run it.
+# Running test suites under a time limit and recording them, on the host
+# (qemu/test-all) and in the guest (qemu/guest-suites). The list of suites
+# is qemu/suites. For each suite NAME, $RESULTS gets NAME.log (its whole
+# output), NAME.rc, NAME.secs and NAME.limit; qemu/results judges them.
+# Source it; do not run it.
+set -o pipefail
 
-# Print "PASSED FAILED" from a suite's log and exit status. A suite that
-# failed without counting a failure, or printed no summary, counts one
-# failure, so a crash can never pass for success.
-suite_counts() {
-	local log=$1 rc=$2 line p=0 f=0
-	line=$(tr -d '\r' <"$log" | grep -E '([0-9]+ passed|[0-9]+ failed)' | tail -n 1 || true)
-	if [[ $line =~ ([0-9]+)\ passed ]]; then p=${BASH_REMATCH[1]}; fi
-	if [[ $line =~ ([0-9]+)\ failed ]]; then f=${BASH_REMATCH[1]}; fi
-	if [[ $line =~ ([0-9]+)\ error ]]; then f=$((f + BASH_REMATCH[1])); fi
-	if [ -z "$line" ] || { [ "$rc" != 0 ] && [ "$f" = 0 ]; }; then
-		f=$((f + 1))
-	fi
-	echo "$p $f"
+SUITES_FILE=${RBTI_SUITES_FILE:-$QEMU_DIR/suites}
+
+# suite_list [WHERE]: "NAME WHERE LIMIT" for every suite in the list (of
+# that WHERE only, if given), in order.
+suite_list() {
+	[ -r "$SUITES_FILE" ] || { echo "suite list $SUITES_FILE missing" >&2; return 1; }
+	awk -v where="${1:-}" '!/^[[:space:]]*(#|$)/ {
+		if (NF < 4 || ($2 != "host" && $2 != "guest") || $3 !~ /^[0-9]+$/) {
+			printf "%s:%d: bad suite line: %s\n", FILENAME, NR, $0 > "/dev/stderr"
+			bad = 1
+			exit 1
+		}
+		if (where == "" || $2 == where) print $1, $2, $3
+	} END { exit bad }' "$SUITES_FILE"
 }
 
-# run_suite NAME CMD...: run one suite, showing its output, and record it.
+# suite_command NAME: the command of a suite, as written in the list.
+suite_command() {
+	awk -v name="$1" '!/^[[:space:]]*#/ && $1 == name {
+		sub(/^[[:space:]]*[^[:space:]]+[[:space:]]+[^[:space:]]+[[:space:]]+[^[:space:]]+[[:space:]]+/, "")
+		print
+		exit
+	}' "$SUITES_FILE"
+}
+
+# elapsed: minutes and seconds since $RBTI_T0 (the start of the run).
+elapsed() {
+	local s=$(( $(date +%s) - ${RBTI_T0:-$(date +%s)} ))
+	printf '%d:%02d' $((s / 60)) $((s % 60))
+}
+
+# run_suite NAME LIMIT: run a suite from the list with its output in
+# $RESULTS/NAME.log, under `timeout` (SIGTERM to its whole process group at
+# LIMIT seconds, SIGKILL 10 s later); then print its progress line. Never
+# fails: whatever happened is in the recorded files, or their absence.
 run_suite() {
-	local name=$1 rc t0
-	shift
+	local name=$1 limit=$2 cmd rc t0
+	cmd=$(suite_command "$name")
 	t0=$(date +%s)
-	echo "==== suite $name: $*"
-	set +e
-	"$@" 2>&1 | tee "$RESULTS/$name.log"
-	rc=${PIPESTATUS[0]}
-	set -e
-	record_suite "$name" "$rc" "$(( $(date +%s) - t0 ))"
-}
-
-# record_suite NAME RC SECONDS: count a suite whose log is already written.
-record_suite() {
-	local counts
-	counts=$(suite_counts "$RESULTS/$1.log" "$2")
-	echo "$counts" >"$RESULTS/$1.count"
-	echo "==== suite $1: ${counts% *} passed, ${counts#* } failed (exit $2, $3 s)"
-}
-
-# Print the per-suite table and the final "N passed, N failed" line; exit
-# status 1 if anything failed.
-summarize() {
-	local c name p f tp=0 tf=0
-	echo "==== summary"
-	for c in "$RESULTS"/*.count; do
-		name=${c##*/}
-		read -r p f <"$c"
-		printf '  %-16s %5d passed, %d failed\n' "${name%.count}" "$p" "$f"
-		tp=$((tp + p))
-		tf=$((tf + f))
-	done
-	echo "logs: $RESULTS"
-	echo "$tp passed, $tf failed"
-	[ "$tf" = 0 ]
+	echo "[$(elapsed)] suite $name: started (limit $limit s)"
+	rm -f "$RESULTS/$name".{log,rc,secs,limit}
+	echo "$limit" >"$RESULTS/$name.limit"
+	# Not a pipe through tee: the suite's exit status and nothing else.
+	timeout -k 10 "$limit" bash -c "$cmd" >"$RESULTS/$name.log" 2>&1 </dev/null
+	rc=$?
+	echo "$rc" >"$RESULTS/$name.rc"
+	echo "$(( $(date +%s) - t0 ))" >"$RESULTS/$name.secs"
+	echo "[$(elapsed)] $("$QEMU_DIR/results" count "$name" "$RESULTS" 2>&1)"
+	return 0
 }

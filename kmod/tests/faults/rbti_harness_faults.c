@@ -7,19 +7,38 @@
  *
  *	insmod rbti_harness_faults.ko fault=warn	WARN() (panics with panic_on_warn)
  *	insmod rbti_harness_faults.ko fault=leak	lose a kmalloc()ed block
+ *	insmod rbti_harness_faults.ko fault=spin	spin in the kernel for 10 minutes
+ *	insmod rbti_harness_faults.ko fault=hang	sleep uninterruptibly for 10 minutes
+ *
+ * spin and hang stand for a module operation that never returns: the debug
+ * guest's soft-lockup and hung-task detectors must end the run long before
+ * they would, with a report.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bug.h>
+#include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 static char *fault = "";
 module_param(fault, charp, 0400);
-MODULE_PARM_DESC(fault, "what to do wrong: warn or leak");
+MODULE_PARM_DESC(fault, "what to do wrong: warn, leak, spin or hang");
 
 #define RBTI_LEAKS	16
+/* How long spin and hang last: "forever" to any test, yet bounded. */
+#define RBTI_STUCK_SECS	600
+
+/* Busy-loop without scheduling, as a runaway loop in a module would. */
+static void rbti_spin(void)
+{
+	unsigned long end = jiffies + RBTI_STUCK_SECS * HZ;
+
+	while (time_before(jiffies, end))
+		cpu_relax();
+}
 
 static int __init rbti_harness_faults_init(void)
 {
@@ -38,6 +57,12 @@ static int __init rbti_harness_faults_init(void)
 			OPTIMIZER_HIDE_VAR(p);
 		}
 		pr_info("leaked %d blocks on purpose\n", RBTI_LEAKS);
+	} else if (!strcmp(fault, "spin")) {
+		pr_info("spinning for %d s on purpose\n", RBTI_STUCK_SECS);
+		rbti_spin();
+	} else if (!strcmp(fault, "hang")) {
+		pr_info("blocking for %d s on purpose\n", RBTI_STUCK_SECS);
+		schedule_timeout_uninterruptible(RBTI_STUCK_SECS * HZ);
 	} else {
 		return -EINVAL;
 	}
