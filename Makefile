@@ -11,12 +11,16 @@ export RBTI_CACHE RBTI_OUT
 
 QUICK ?=
 export QUICK
+# make test SUITES=kunit,tools: only those suites (qemu/test-all --list).
+SUITES ?=
+export SUITES
 
 .PHONY: help deps kernel module run test shell check bench patches clean distclean
 
 help:
 	@echo "make run        install what is missing, build, boot the guest, run the demo"
-	@echo "make test       the same, then every test suite; ends on 'N passed, N failed'"
+	@echo "make test       the same, then every test suite; ends on 'N passed, N failed, N skipped'"
+	@echo "                (SUITES=kunit,tools: only those; qemu/test-all --list names them)"
 	@echo "make shell      boot the guest with the module loaded, shell on the console"
 	@echo "make check      static checks only: checkpatch, W=1, sparse"
 	@echo "make bench      benchmarks on the host and in the guest (QUICK=1: short)"

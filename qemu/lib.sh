@@ -97,6 +97,19 @@ kernel_configure() {
 		die "merged config of $build lacks options the fragments ask for"
 }
 
+# build_lock WHAT: take the cache's build lock on file descriptor 9 (held
+# until the script exits), waiting with a message if another build has it:
+# kernel builds share the source tree and the cores. Used by build-kernel
+# and qemu/patches.
+build_lock() {
+	mkdir -p "$RBTI_CACHE" || die "cannot create RBTI_CACHE=$RBTI_CACHE"
+	exec 9>"$RBTI_CACHE/build.lock" || die "cannot open $RBTI_CACHE/build.lock"
+	if ! flock -n 9; then
+		info "$1: another kernel build is running; waiting for it"
+		flock 9
+	fi
+}
+
 # prune_builds KEEP_DIR: delete the least recently used kernel builds past
 # $RBTI_KEEP_BUILDS, never KEEP_DIR and never one whose lock is held (a run
 # of another clone is using it). Call with the build lock held.
