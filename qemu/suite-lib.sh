@@ -37,9 +37,41 @@ elapsed() {
 	printf '%d:%02d' $((s / 60)) $((s % 60))
 }
 
+# run_limited LIMIT CMD: run CMD under bash in a process group of its own;
+# at LIMIT seconds send the group SIGTERM, 10 s later SIGKILL. Exit status:
+# CMD's, or 124 (timeout(1)'s) if the limit was reached. Not timeout(1):
+# it needs POSIX timers (or alarm()), which a tinyconfig guest kernel may
+# lack, and then it never fires; this needs only sleep.
+run_limited() {
+	local limit=$1 cmd=$2 pid rc start
+	start=$SECONDS
+	setsid bash -c "$cmd" &
+	pid=$!
+	# Its own session outlives ours: if we are stopped, so is the suite.
+	trap 'kill -TERM -- "-$pid" 2>/dev/null; exit 143' TERM INT
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ $((SECONDS - start)) -ge "$limit" ]; then
+			kill -TERM -- "-$pid" 2>/dev/null
+			while kill -0 "$pid" 2>/dev/null &&
+				[ $((SECONDS - start)) -lt $((limit + 10)) ]; do
+				sleep 1
+			done
+			kill -KILL -- "-$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			trap - TERM INT
+			return 124
+		fi
+		sleep 1
+	done
+	wait "$pid"
+	rc=$?
+	trap - TERM INT
+	return $rc
+}
+
 # run_suite NAME LIMIT: run a suite from the list with its output in
-# $RESULTS/NAME.log, under `timeout` (SIGTERM to its whole process group at
-# LIMIT seconds, SIGKILL 10 s later); then print its progress line. Never
+# $RESULTS/NAME.log, under run_limited (SIGTERM to its whole process group
+# at LIMIT seconds, SIGKILL 10 s later); then print its progress line. Never
 # fails: whatever happened is in the recorded files, or their absence.
 run_suite() {
 	local name=$1 limit=$2 cmd rc t0
@@ -49,7 +81,7 @@ run_suite() {
 	rm -f "$RESULTS/$name".{log,rc,secs,limit}
 	echo "$limit" >"$RESULTS/$name.limit"
 	# Not a pipe through tee: the suite's exit status and nothing else.
-	timeout -k 10 "$limit" bash -c "$cmd" >"$RESULTS/$name.log" 2>&1 </dev/null
+	run_limited "$limit" "$cmd" >"$RESULTS/$name.log" 2>&1 </dev/null
 	rc=$?
 	echo "$rc" >"$RESULTS/$name.rc"
 	echo "$(( $(date +%s) - t0 ))" >"$RESULTS/$name.secs"
