@@ -590,3 +590,15 @@ def test_shrinker_memoizes_and_renames_keys(tmp_path):
         [("i", 1), ("n", 0), ("e", 1)]
     # Every distinct list replayed once: fewer replays than ddmin tests.
     assert len(calls) < 60
+
+
+def test_module_mutants_all_apply():
+    """kmod/tests/mutants: every search text is found exactly once."""
+    import subprocess
+    import sys
+    run_py = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
+                          "kmod", "tests", "mutants", "run")
+    done = subprocess.run([sys.executable, run_py, "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("ok - ") >= 7
