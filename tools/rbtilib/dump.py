@@ -58,7 +58,12 @@ _OPTIONAL = ("nodes",)
 ``lost`` lines)."""
 
 APIS = ("overstreet", "santos", "mainline")
-_DEC = re.compile(r"(0|-?[1-9][0-9]*)\Z", re.ASCII)
+_ID = r"(0|[1-9][0-9]*)"
+_LINK = r"(-|\?|0|[1-9][0-9]*)"
+_NODE = re.compile(rf"(node|lost) {_ID} (0|-?[1-9][0-9]*) ([RB]) {_LINK} "
+                   rf"{_LINK} {_LINK} (-|0|-?[1-9][0-9]*)\Z", re.ASCII)
+"""A well-formed node line; anything else takes the slow path, which
+names the bad field."""
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z", re.ASCII)
 
 
@@ -152,9 +157,11 @@ def parse_int(text: str, lo: int = S64_MIN, hi: int = S64_MAX) -> int:
     """Parse a decimal ASCII integer in [lo, hi] as the module prints it
     (``%lld``/``%llu``: optional ``-``, no ``+``, no leading zeros);
     ValueError otherwise."""
-    if not _DEC.match(text):
+    digits = text[1:] if text[:1] == "-" else text
+    if not (digits.isascii() and digits.isdigit()) or \
+            (digits[0] == "0" and len(text) > 1):
         raise ValueError(f"not a decimal number: {text!r}")
-    value = int(text, 10)
+    value = int(text)
     if not lo <= value <= hi:
         raise ValueError(f"{text} is out of range [{lo}, {hi}]")
     return value
@@ -177,6 +184,27 @@ def _ref(lineno: int, text: str, what: str, unknown: bool = False) -> Ref:
             return UNKNOWN
         raise DumpError(lineno, f"'?' is not allowed as {what}")
     return _int(lineno, text, what, 0, ID_MAX)
+
+
+def _link(text: str) -> Ref:
+    return None if text == "-" else UNKNOWN if text == "?" else int(text)
+
+
+def _fast_node(line: str, augmented: bool) -> Node | None:
+    """The node of a well-formed line in range, or None."""
+    m = _NODE.match(line)
+    if m is None:
+        return None
+    _, nid, key, color, parent, left, right, aug = m.groups()
+    node = Node(int(nid), int(key), color, _link(parent), _link(left),
+                _link(right), None if aug == "-" else int(aug))
+    if node.id > ID_MAX or not S64_MIN <= node.key <= S64_MAX or \
+            (augmented != (node.aug is not None)) or \
+            any(isinstance(r, int) and r > ID_MAX
+                for r in (node.parent, node.left, node.right)) or \
+            (node.aug is not None and not S64_MIN <= node.aug <= S64_MAX):
+        return None
+    return node
 
 
 def _node(lineno: int, fields: list, augmented: bool) -> Node:
@@ -258,7 +286,8 @@ class _Parser:
             value = None if value == "-" else value
         self.header[tag] = value
 
-    def node_line(self, lineno: int, tag: str, fields: list) -> None:
+    def node_line(self, lineno: int, tag: str, fields: list,
+                  line: str = "") -> None:
         if len(self.header) != len(_HEADER):
             raise DumpError(lineno, f"{tag} line before the header ended")
         if self.error is not None and tag == "node":
@@ -267,7 +296,9 @@ class _Parser:
             raise DumpError(lineno, "lost line in a dump without 'nodes'")
         if tag == "node" and self.lost:
             raise DumpError(lineno, "node line after a lost line")
-        node = _node(lineno, fields, "augmented" in self.header["flags"])
+        augmented = "augmented" in self.header["flags"]
+        node = _fast_node(line, augmented) or _node(lineno, fields,
+                                                    augmented)
         if node.id in self.nodes or node.id in self.lost:
             raise DumpError(lineno, f"node {node.id} listed twice")
         (self.nodes if tag == "node" else self.lost)[node.id] = node
@@ -284,7 +315,7 @@ class _Parser:
             raise DumpError(lineno, "fields must be separated by one space")
         tag = fields[0]
         if tag in ("node", "lost"):
-            self.node_line(lineno, tag, fields)
+            self.node_line(lineno, tag, fields, line)
         elif tag == "error":
             if len(self.header) != len(_HEADER) or self.error is not None:
                 raise DumpError(lineno, "unexpected error line")
