@@ -437,13 +437,19 @@ class TreeRun:
 
     def run(self, codes: list[str], keys: list[int],
             parts: list | None = None) -> Failure | None:
-        """Apply ops; *parts*: ``batches(codes, keys)`` if all go through
-        ``ops`` (formatted once for every tree)."""
+        """Apply one batch of ops, then the module's check.
+
+        *parts*: ``batches(codes, keys)`` if all go through ``ops``
+        (formatted once for every tree).
+        """
         try:
             if parts is None and not any(c.isupper() for c in codes):
                 parts = list(batches(codes, keys))
             if parts is not None:
-                return self._parts(codes, keys, parts)
+                failure = self._parts(codes, keys, parts)
+                if failure:
+                    return failure
+                codes = []
             for start, end in routes(codes):
                 sub, subkeys = codes[start:end], keys[start:end]
                 failure = (self._singles(sub, subkeys) if sub[0].isupper()
@@ -456,7 +462,7 @@ class TreeRun:
                                 f"module reply: {e}", "reply")
             failure.index += 1
             return failure
-        return None
+        return self._module_check() if self.module_check else None
 
     def _parts(self, codes: list[str], keys: list[int],
                parts: list) -> Failure | None:
@@ -488,10 +494,7 @@ class TreeRun:
                                 f"{len(lines)} result lines", "lines")
             failure.index += len(codes)
             return failure
-        failure = self._compare(codes, keys, lines)
-        if failure or not self.module_check:
-            return failure
-        return self._module_check()
+        return self._compare(codes, keys, lines)
 
     def _module_check(self) -> Failure | None:
         t0 = time.perf_counter()
