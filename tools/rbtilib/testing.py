@@ -16,7 +16,7 @@ from typing import Callable, Iterator
 
 from . import checker
 from .driver import CheckResult, DebugfsError, TreeInfo, parse_check
-from .dump import Node, Tree, format_dump, inorder, parse_dump, parse_flags
+from .dump import Node, Tree, format_dump, inorder, parse_flags
 
 CONTRACT_TREES = [
     TreeInfo("overstreet", "overstreet", parse_flags("unique,outofline")),
