@@ -4,26 +4,38 @@
 :func:`violations` yields every violation of a parsed :class:`Tree` in the
 order the module's ``check`` (``rbti_check()`` in kmod/inspector_walk.c)
 meets them, so :func:`first_violation` names the same class and node as
-the module.  That order is one depth-first walk through child links:
+the module.  The order (CONTRACT.md, issue 12):
 
-1. ``root-color`` (the root), then ``parent`` if the root's parent is not
-   NIL;
-2. entering each node (preorder): ``parent`` if its parent link is not
-   the node that links to it (also: a node linked a second time, a cycle
-   or a shared node, and a child missing from the dump, blamed on the
-   node holding the link; such links count as NIL from then on);
-   ``red-red`` if it and its parent are red (the child is blamed);
-   ``black-height`` if it has a NIL child and the number of black nodes
-   from the root to it differs from that of the first such path;
-3. in order: ``order`` if its key is smaller than the previous node's, or
-   equal on a non-``dup`` tree (the later node is blamed);
-4. leaving it (postorder), on ``augmented`` trees: ``augment`` if its
-   ``aug`` is not its subtree's size;
-5. after the walk: ``height`` if the dump was truncated (``error depth``,
-   the last dumped node), nodes not reachable (``parent``), ``count``
-   (root), ``leftmost`` / ``rightmost`` when cached (blaming the node the
-   cache should point at), ``height`` > 2*log2(n+1) and a header height
-   that is not the real one (root).
+0. ``shape``: one preorder walk through child links, left before right.
+   Following the link from node X to node C, ``cycle`` (blaming X) if C is
+   X or an ancestor of X on the current path, ``shared`` (blaming X) if C
+   was already reached elsewhere; the link then counts as NIL everywhere
+   below.  (A link to an id that is not a ``node`` line, which only a
+   hand-made dump has, is ``parent`` blaming X and also counts as NIL.)
+   A dump cut short by ``error depth`` is ``height`` (its last node).
+1. ``unreachable``, blaming the first ``lost`` node, if the number of
+   allocated nodes (the ``nodes N`` header) is not the number reached; for
+   a dump without ``nodes``, a ``node`` line not reached is blamed.
+2. The walk of a valid shape, through the links left by step 0:
+
+   a. the root: ``root-color``, then ``parent`` if its parent is not NIL;
+   b. entering each node (preorder): ``parent`` if its parent link is not
+      the node that links to it; ``red-red`` if it and its parent are red
+      (the child is blamed); ``black-height`` if it has a NIL child and
+      the number of black nodes from the root to it differs from that of
+      the first such path (even when that first path has 0 blacks);
+   c. in order: ``order`` if its key is smaller than the previous node's,
+      or equal on a non-``dup`` tree; on ``dup`` trees ``dup-order`` if
+      its key equals the previous node's but its id is smaller (ids come
+      from a counter and equal keys go after their equals, so ids among
+      equal keys increase); the later node is blamed;
+   d. leaving it (postorder), on ``augmented`` trees: ``augment`` if its
+      ``aug`` is not its subtree's size;
+
+3. after the walk: ``count`` (root), ``leftmost`` / ``rightmost`` when
+   cached (blaming the node the cache should point at), ``augment`` for a
+   wrong ``aug`` header, the height bound height <= 2*floor(log2(n+1))
+   (root), and a header height that is not the real one (root).
 
 Every check follows child links only, so a corrupted parent link never
 derails it, and the walk ends even on a cyclic "tree".
@@ -32,11 +44,15 @@ derails it, and the walk ends even on a cyclic "tree".
 from dataclasses import dataclass
 from typing import Iterator
 
-from .dump import UNKNOWN_PARENT, Tree
+from .dump import UNKNOWN, Tree
 
-CLASSES = ("order", "root-color", "red-red", "black-height", "parent",
-           "count", "leftmost", "rightmost", "augment", "height")
-"""The check classes, as the contract's table lists them."""
+CLASSES = ("cycle", "shared", "unreachable", "order", "dup-order",
+           "root-color", "red-red", "black-height", "parent", "count",
+           "leftmost", "rightmost", "augment", "height")
+"""The check classes of the contract's table."""
+
+MAX_DEPTH = 128
+"""The module's walks stop below this many levels (``error depth``)."""
 
 
 @dataclass(frozen=True)
@@ -52,50 +68,86 @@ class Violation:
         return f"fail {self.cls} node {node}: {self.message}"
 
 
-def _ref(ref: int | None) -> str:
+def _ref(ref) -> str:
     if ref is None:
         return "NIL"
-    return "no node of this tree" if ref == UNKNOWN_PARENT else f"node {ref}"
+    return "no node of this tree" if ref is UNKNOWN else f"node {ref}"
 
 
-class _Walk:
-    """State of the one depth-first walk (see the module docstring)."""
+class _Shape:
+    """Step 0: which child links a walk follows, and the links it may not.
+
+    ``links[id]`` is ``[left, right]`` with every bad link set to None;
+    ``reached`` lists the reached ids in preorder.
+    """
 
     def __init__(self, tree: Tree) -> None:
         self.tree = tree
+        self.links: dict = {}
+        self.reached: list = []
+
+    def walk(self) -> Iterator[Violation]:
+        nodes = self.tree.nodes
+        root = self.tree.root
+        if root is None or root not in nodes:
+            return
+        cut_short = self.tree.error is not None
+        self.links[root] = [None, None]
+        self.reached.append(root)
+        path = {root}
+        stack = [[root, 0]]
+        while stack:
+            frame = stack[-1]
+            nid, side = frame
+            if side == 2:
+                stack.pop()
+                path.discard(nid)
+                continue
+            frame[1] += 1
+            node = nodes[nid]
+            child = node.right if side else node.left
+            name = "right" if side else "left"
+            if child is None:
+                continue
+            if child is UNKNOWN or child not in nodes:
+                if not cut_short:
+                    yield Violation("parent", nid,
+                                    f"{name} child {_ref(child)} of node "
+                                    f"{nid} is not in the dump")
+                continue
+            if child in path:
+                yield Violation("cycle", nid,
+                                f"{name} link of node {nid} points at "
+                                f"{'itself' if child == nid else f'its ancestor {child}'}")
+                continue
+            if child in self.links:
+                yield Violation("shared", nid,
+                                f"{name} link of node {nid} points at node "
+                                f"{child}, which was already reached")
+                continue
+            self.links[nid][side] = child
+            self.links[child] = [None, None]
+            self.reached.append(child)
+            path.add(child)
+            stack.append([child, 0])
+
+
+class _Walk:
+    """State of the step-2 walk (see the module docstring)."""
+
+    def __init__(self, tree: Tree, links: dict) -> None:
+        self.tree = tree
+        self.links = links
         self.dup = "dup" in tree.flags
         self.augmented = "augmented" in tree.flags
-        self.reached: dict = {}     # id -> id of the node linking to it
         self.first: int | None = None
         self.prev: int | None = None
-        self.nil_blacks = 0
+        self.nil_blacks: int | None = None     # None: no NIL path yet
         self.count = 0
         self.height = 0
 
-    def _child(self, nid: int, side: str) -> Iterator:
-        """Yield a fault for a bad link; then the child id or None last."""
-        node = self.tree.nodes[nid]
-        child = node.left if side == "left" else node.right
-        if child is None:
-            return None
-        if child not in self.tree.nodes:
-            yield Violation("parent", nid,
-                            f"{side} child {child} of node {nid} is not in "
-                            "the dump")
-            return None
-        if child in self.reached:
-            first = self.reached[child]
-            yield Violation(
-                "parent", child,
-                f"node {child} is linked as {side} child of node {nid} but "
-                f"was already reached from "
-                f"{'the root' if first is None else f'node {first}'} "
-                "(cycle or shared node)")
-            return None
-        return child
-
-    def _enter(self, nid: int, up: int | None, blacks: int,
-               has_nil: bool) -> Iterator[Violation]:
+    def _enter(self, nid: int, up: int | None,
+               blacks: int) -> Iterator[Violation]:
         node = self.tree.nodes[nid]
         if up is not None and node.parent != up:
             yield Violation("parent", nid,
@@ -105,8 +157,8 @@ class _Walk:
                 self.tree.nodes[up].color == "R":
             yield Violation("red-red", nid,
                             f"red node {nid} has red parent {up}")
-        if has_nil:
-            if not self.nil_blacks:
+        if None in self.links[nid]:
+            if self.nil_blacks is None:
                 self.nil_blacks = blacks
             elif blacks != self.nil_blacks:
                 yield Violation("black-height", nid,
@@ -117,56 +169,48 @@ class _Walk:
     def _in_order(self, nid: int) -> Iterator[Violation]:
         nodes = self.tree.nodes
         key = nodes[nid].key
-        if self.prev is not None:
-            before = nodes[self.prev].key
+        prev = self.prev
+        if prev is not None:
+            before = nodes[prev].key
             if key < before or (key == before and not self.dup):
                 yield Violation("order", nid,
                                 f"key {key} follows key {before} of node "
-                                f"{self.prev}")
+                                f"{prev}")
+            elif key == before and nid < prev:
+                yield Violation("dup-order", nid,
+                                f"equal key {key} follows node {prev}, "
+                                f"which has the larger id (equal keys must "
+                                "be in insertion order)")
         if self.first is None:
             self.first = nid
         self.prev = nid
 
     def walk(self) -> Iterator[Violation]:
-        """Yield the violations of the walk, steps 2 to 4."""
-        root = self.tree.root
-        # Frames: [id, linking id, blacks, depth, stage, size, left, right]
-        self.reached[root] = None
-        stack: list = [[root, None, 0, 1, 0, 1, None, None]]
+        """Yield the violations of steps 2b to 2d."""
+        nodes = self.tree.nodes
+        # Frames: [id, linking id, blacks, depth, stage, size]
+        stack: list = [[self.tree.root, None, 0, 1, 0, 1]]
         while stack:
             frame = stack[-1]
             nid, up, blacks, depth, stage = frame[:5]
+            left, right = self.links[nid]
             if stage == 0:
                 frame[4] = 1
                 self.count += 1
                 self.height = max(self.height, depth)
-                blacks += self.tree.nodes[nid].color == "B"
+                blacks += nodes[nid].color == "B"
                 frame[2] = blacks
-                links = []
-                for side in ("left", "right"):
-                    gen = self._child(nid, side)
-                    try:
-                        while True:
-                            yield next(gen)
-                    except StopIteration as done:
-                        links.append(done.value)
-                frame[6], frame[7] = links
-                for child in links:
-                    if child is not None:
-                        self.reached[child] = nid
-                yield from self._enter(nid, up, blacks, None in links)
-                if frame[6] is not None:
-                    stack.append([frame[6], nid, blacks, depth + 1, 0, 1,
-                                  None, None])
+                yield from self._enter(nid, up, blacks)
+                if left is not None:
+                    stack.append([left, nid, blacks, depth + 1, 0, 1])
             elif stage == 1:
                 frame[4] = 2
                 yield from self._in_order(nid)
-                if frame[7] is not None:
-                    stack.append([frame[7], nid, blacks, depth + 1, 0, 1,
-                                  None, None])
+                if right is not None:
+                    stack.append([right, nid, blacks, depth + 1, 0, 1])
             else:
                 stack.pop()
-                node = self.tree.nodes[nid]
+                node = nodes[nid]
                 if self.augmented and node.aug != frame[5]:
                     aug = "-" if node.aug is None else node.aug
                     yield Violation("augment", nid,
@@ -176,14 +220,40 @@ class _Walk:
                     stack[-1][5] += frame[5]
 
 
+def _unreachable(tree: Tree, reached: set) -> Violation | None:
+    """Step 1: allocated nodes the walk did not reach."""
+    stray = next((nid for nid in tree.nodes if nid not in reached), None)
+    if tree.allocated is None:
+        if stray is None:
+            return None
+        return Violation("unreachable", stray,
+                         f"node {stray} is not reachable from the root")
+    if tree.error is not None or tree.allocated == len(reached):
+        return None
+    blamed = next(iter(tree.lost), stray)
+    return Violation("unreachable", blamed,
+                     f"{tree.allocated} nodes allocated, {len(reached)} "
+                     f"reachable from the root")
+
+
 def violations(tree: Tree) -> Iterator[Violation]:
     """Yield every violation of *tree*, in the module's order."""
     nodes = tree.nodes
     root = tree.root
-    walk = _Walk(tree)
     if root is not None and root not in nodes:
-        yield Violation("parent", None, f"root {root} is not in the dump")
+        yield Violation("parent", None, f"root {_ref(root)} is not in the "
+                        "dump")
         root = None
+    shape = _Shape(tree)
+    yield from shape.walk()
+    if tree.error:
+        yield Violation("height", next(reversed(nodes), None),
+                        f"dump stopped with 'error {tree.error}' (a walk "
+                        f"deeper than {MAX_DEPTH} levels)")
+    found = _unreachable(tree, set(shape.reached))
+    if found:
+        yield found
+    walk = _Walk(tree, shape.links)
     if root is not None:
         if nodes[root].color != "B":
             yield Violation("root-color", root, "the root is red")
@@ -192,14 +262,6 @@ def violations(tree: Tree) -> Iterator[Violation]:
                             f"the root's parent pointer is "
                             f"{_ref(nodes[root].parent)}, not NIL")
         yield from walk.walk()
-    if tree.error:
-        yield Violation("height", next(reversed(nodes), None),
-                        f"dump stopped with 'error {tree.error}' (a walk "
-                        "deeper than 128 levels)")
-    for nid in nodes:
-        if nid not in walk.reached:
-            yield Violation("parent", nid,
-                            f"node {nid} is not reachable from the root")
     if tree.count != walk.count:
         yield Violation("count", root,
                         f"count is {tree.count}, {walk.count} nodes "
@@ -217,11 +279,11 @@ def violations(tree: Tree) -> Iterator[Violation]:
                         f"augmented value is {tree.aug or '-'}, expected "
                         "size")
     n = walk.count
-    # height <= 2 * log2(n + 1), in integers.
-    if (1 << walk.height) > (n + 1) ** 2:
+    # The module's bound: height <= 2 * floor(log2(n + 1)).
+    if walk.height > 2 * ((n + 1).bit_length() - 1):
         yield Violation("height", root,
                         f"height {walk.height} exceeds 2*log2({n}+1)")
-    if tree.height != walk.height:
+    if tree.height != walk.height and not tree.error:
         yield Violation("height", root,
                         f"header height is {tree.height} but the longest "
                         f"root-to-leaf path has {walk.height} nodes")

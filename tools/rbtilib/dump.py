@@ -1,22 +1,70 @@
 # SPDX-License-Identifier: GPL-2.0
 """Parse and format the ``dump`` file (kmod/DEBUGFS.md, format 1).
 
-:func:`parse_dump` is the one dump parser; :func:`format_dump` is its
-inverse (``parse_dump(format_dump(t)) == t``).
+:func:`parse_dump` is the one dump parser (the fuzzer, the tests, viz and
+the CLI all use it); :func:`format_dump` is its inverse
+(``parse_dump(format_dump(t)) == t``).
+
+The parser is strict: a dump is either exactly what the contract allows
+or a :class:`DumpError` naming the line.  Numbers are decimal ASCII only
+(``-`` sign allowed on keys, no ``+``, no leading zeros, no ``_``, no
+other digits), keys are s64, ids are 0 .. 2^63-1, ``?`` is the
+:data:`UNKNOWN` sentinel (never an int, so never equal to an id), and
+every field must agree with the tree's flags.
 """
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from typing import Iterator
 
-UNKNOWN_PARENT = -1
-"""``Node.parent`` value for a parent pointer that points at no node (``?``)."""
+S64_MIN = -(1 << 63)
+S64_MAX = (1 << 63) - 1
+ID_MAX = S64_MAX
+"""Node ids are 0 .. 2^63-1 (kmod/DEBUGFS.md)."""
+
+
+class Unknown:
+    """The ``?`` of a link that points at no node of this tree.
+
+    A singleton that is not an int, so it can never equal a node id.
+    """
+
+    _instance = None
+
+    def __new__(cls) -> "Unknown":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "?"
+
+    def __reduce__(self):
+        return (Unknown, ())
+
+
+UNKNOWN = Unknown()
+UNKNOWN_PARENT = UNKNOWN
+"""Old name of :data:`UNKNOWN` (``Node.parent`` for ``?``)."""
 
 FLAG_ORDER = ("unique", "dup", "replace", "leftmost", "rightmost", "count",
               "augmented", "outofline")
 """Flags in the order the contract lists them (used when formatting)."""
 
-_HEADER = ("tree", "api", "flags", "count", "root", "leftmost", "rightmost",
-           "height", "aug")
+_HEADER = ("tree", "api", "flags", "count", "nodes", "root", "leftmost",
+           "rightmost", "height", "aug")
+_OPTIONAL = ("nodes",)
+"""Header lines an older module does not write (``nodes``, added with the
+``lost`` lines)."""
+
+APIS = ("overstreet", "santos", "mainline")
+_ID = r"(0|[1-9][0-9]*)"
+_LINK = r"(-|\?|0|[1-9][0-9]*)"
+_NODE = re.compile(rf"(node|lost) {_ID} (0|-?[1-9][0-9]*) ([RB]) {_LINK} "
+                   rf"{_LINK} {_LINK} (-|0|-?[1-9][0-9]*)\Z", re.ASCII)
+"""A well-formed node line; anything else takes the slow path, which
+names the bad field."""
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z", re.ASCII)
 
 
 class DumpError(ValueError):
@@ -27,34 +75,46 @@ class DumpError(ValueError):
         self.lineno = lineno
 
 
+Ref = int | Unknown | None
+"""A link: a node id, :data:`UNKNOWN` (``?``) or None (``-``, NIL)."""
+
+
 @dataclass(frozen=True)
 class Node:
-    """One ``node`` line of a dump."""
+    """One ``node`` (or ``lost``) line of a dump."""
 
     id: int
     key: int
     color: str                  # 'R' or 'B'
-    parent: int | None          # UNKNOWN_PARENT for '?'
-    left: int | None
-    right: int | None
+    parent: Ref
+    left: Ref
+    right: Ref
     aug: int | None
 
 
 @dataclass
 class Tree:
-    """A parsed dump.  ``nodes`` is in dump order (preorder)."""
+    """A parsed dump.
+
+    ``nodes`` holds the ``node`` lines in dump order (preorder through
+    child links), ``lost`` the ``lost`` lines (allocated nodes the walk did
+    not reach, in allocation order).  ``allocated`` is the ``nodes N``
+    header, None if the dump has none (an older module).
+    """
 
     name: str
     api: str
     flags: frozenset[str]
     count: int
-    root: int | None
-    leftmost: int | None
-    rightmost: int | None
+    root: Ref
+    leftmost: Ref
+    rightmost: Ref
     height: int
     aug: str | None
     nodes: dict[int, Node]
     error: str | None = None    # 'depth' when the dump was truncated
+    allocated: int | None = None
+    lost: dict[int, Node] = field(default_factory=dict)
 
 
 def format_flags(flags: frozenset) -> str:
@@ -64,134 +124,277 @@ def format_flags(flags: frozenset) -> str:
     return ",".join(known + extra) or "-"
 
 
+def flags_problem(flags: frozenset) -> str | None:
+    """Why a flag set is not one the contract allows, or None."""
+    unknown = sorted(f for f in flags if f not in FLAG_ORDER)
+    if unknown:
+        return f"unknown flag {unknown[0]!r}"
+    if "unique" in flags and "dup" in flags:
+        return "flags 'unique' and 'dup' together"
+    if "unique" not in flags and "dup" not in flags:
+        return "neither 'unique' nor 'dup'"
+    if "replace" in flags and "unique" not in flags:
+        return "'replace' without 'unique'"
+    return None
+
+
 def parse_flags(text: str) -> frozenset:
-    """Parse a ``FLAGS`` field (``-`` is the empty set)."""
-    return frozenset() if text == "-" else frozenset(text.split(","))
+    """Parse a ``FLAGS`` field (``-`` is the empty set); ValueError if a
+    flag is unknown, repeated or empty."""
+    if text == "-":
+        return frozenset()
+    words = text.split(",")
+    flags = frozenset(words)
+    if len(flags) != len(words) or "" in flags:
+        raise ValueError(f"bad flags {text!r}")
+    unknown = sorted(f for f in flags if f not in FLAG_ORDER)
+    if unknown:
+        raise ValueError(f"unknown flag {unknown[0]!r} in {text!r}")
+    return flags
 
 
-def _int(lineno: int, text: str, what: str) -> int:
+def parse_int(text: str, lo: int = S64_MIN, hi: int = S64_MAX) -> int:
+    """Parse a decimal ASCII integer in [lo, hi] as the module prints it
+    (``%lld``/``%llu``: optional ``-``, no ``+``, no leading zeros);
+    ValueError otherwise."""
+    digits = text[1:] if text[:1] == "-" else text
+    if not (digits.isascii() and digits.isdigit()) or \
+            (digits[0] == "0" and len(text) > 1):
+        raise ValueError(f"not a decimal number: {text!r}")
+    value = int(text)
+    if not lo <= value <= hi:
+        raise ValueError(f"{text} is out of range [{lo}, {hi}]")
+    return value
+
+
+def _int(lineno: int, text: str, what: str, lo: int = S64_MIN,
+         hi: int = S64_MAX) -> int:
     try:
-        return int(text, 10)
-    except ValueError:
-        raise DumpError(lineno, f"bad {what} {text!r}") from None
+        return parse_int(text, lo, hi)
+    except ValueError as e:
+        raise DumpError(lineno, f"bad {what} {text!r} ({e})") from None
 
 
-def _ref(lineno: int, text: str, what: str) -> int | None:
-    """Parse a node reference: an id or ``-``."""
-    return None if text == "-" else _int(lineno, text, what)
+def _ref(lineno: int, text: str, what: str, unknown: bool = False) -> Ref:
+    """Parse a node reference: an id, ``-`` or (if allowed) ``?``."""
+    if text == "-":
+        return None
+    if text == "?":
+        if unknown:
+            return UNKNOWN
+        raise DumpError(lineno, f"'?' is not allowed as {what}")
+    return _int(lineno, text, what, 0, ID_MAX)
 
 
-def _node(lineno: int, fields: list) -> Node:
+def _link(text: str) -> Ref:
+    return None if text == "-" else UNKNOWN if text == "?" else int(text)
+
+
+def _fast_node(line: str, augmented: bool) -> Node | None:
+    """The node of a well-formed line in range, or None."""
+    m = _NODE.match(line)
+    if m is None:
+        return None
+    _, nid, key, color, parent, left, right, aug = m.groups()
+    node = Node(int(nid), int(key), color, _link(parent), _link(left),
+                _link(right), None if aug == "-" else int(aug))
+    if node.id > ID_MAX or not S64_MIN <= node.key <= S64_MAX or \
+            (augmented != (node.aug is not None)) or \
+            any(isinstance(r, int) and r > ID_MAX
+                for r in (node.parent, node.left, node.right)) or \
+            (node.aug is not None and not S64_MIN <= node.aug <= S64_MAX):
+        return None
+    return node
+
+
+def _node(lineno: int, fields: list, augmented: bool) -> Node:
     if len(fields) != 8:
-        raise DumpError(lineno, f"node line has {len(fields)} fields, "
-                        "expected 8")
+        raise DumpError(lineno, f"{fields[0]} line has {len(fields)} "
+                        "fields, expected 8")
     color = fields[3]
     if color not in ("R", "B"):
         raise DumpError(lineno, f"bad color {color!r}")
-    parent = (UNKNOWN_PARENT if fields[4] == "?"
-              else _ref(lineno, fields[4], "parent"))
-    return Node(id=_int(lineno, fields[1], "node id"),
+    if augmented:
+        aug = _int(lineno, fields[7], "aug")
+    elif fields[7] != "-":
+        raise DumpError(lineno, f"aug {fields[7]!r} on a tree without "
+                        "'augmented' (expected '-')")
+    else:
+        aug = None
+    return Node(id=_int(lineno, fields[1], "node id", 0, ID_MAX),
                 key=_int(lineno, fields[2], "key"),
                 color=color,
-                parent=parent,
-                left=_ref(lineno, fields[5], "left"),
-                right=_ref(lineno, fields[6], "right"),
-                aug=_ref(lineno, fields[7], "aug"))
+                parent=_ref(lineno, fields[4], "parent", True),
+                left=_ref(lineno, fields[5], "left", True),
+                right=_ref(lineno, fields[6], "right", True),
+                aug=aug)
+
+
+class _Parser:
+    """One parse; fields are checked as their line is read."""
+
+    def __init__(self) -> None:
+        self.header: dict = {}
+        self.nodes: dict = {}
+        self.lost: dict = {}
+        self.error: str | None = None
+        self.end: int | None = None
+
+    def header_line(self, lineno: int, tag: str, fields: list) -> None:
+        pos = len(self.header)
+        want = _HEADER[pos] if pos < len(_HEADER) else "node"
+        if want in _OPTIONAL and tag == _HEADER[pos + 1]:
+            self.header[want] = None        # an older module's dump
+            want = tag
+        if self.nodes or self.lost or self.error or tag != want:
+            raise DumpError(lineno, f"unexpected {tag!r} line (expected "
+                            f"{want!r})")
+        if len(fields) != 2:
+            raise DumpError(lineno, f"{tag} line has {len(fields)} fields, "
+                            "expected 2")
+        value = fields[1]
+        flags = self.header.get("flags", frozenset())
+        if tag == "tree":
+            if not _NAME.match(value):
+                raise DumpError(lineno, f"bad tree name {value!r}")
+        elif tag == "api":
+            if value not in APIS:
+                raise DumpError(lineno, f"unknown api {value!r}")
+        elif tag == "flags":
+            try:
+                value = parse_flags(value)
+            except ValueError as e:
+                raise DumpError(lineno, str(e)) from None
+            problem = flags_problem(value)
+            if problem:
+                raise DumpError(lineno, problem)
+        elif tag in ("count", "nodes", "height"):
+            value = _int(lineno, value, tag, 0)
+        elif tag == "root":
+            value = _ref(lineno, value, tag)
+        elif tag in ("leftmost", "rightmost"):
+            value = _ref(lineno, value, tag)
+            if value is not None and tag not in flags:
+                raise DumpError(lineno, f"{tag} {value} on a tree without "
+                                f"the {tag!r} cache (expected '-')")
+        elif tag == "aug":
+            want = "size" if "augmented" in flags else "-"
+            if value != want:
+                raise DumpError(lineno, f"aug {value!r}, expected {want!r} "
+                                f"on a tree {'with' if want != '-' else 'without'}"
+                                " 'augmented'")
+            value = None if value == "-" else value
+        self.header[tag] = value
+
+    def node_line(self, lineno: int, tag: str, fields: list,
+                  line: str = "") -> None:
+        if len(self.header) != len(_HEADER):
+            raise DumpError(lineno, f"{tag} line before the header ended")
+        if self.error is not None and tag == "node":
+            raise DumpError(lineno, "node line after 'error'")
+        if tag == "lost" and self.header["nodes"] is None:
+            raise DumpError(lineno, "lost line in a dump without 'nodes'")
+        if tag == "node" and self.lost:
+            raise DumpError(lineno, "node line after a lost line")
+        augmented = "augmented" in self.header["flags"]
+        node = _fast_node(line, augmented) or _node(lineno, fields,
+                                                    augmented)
+        if node.id in self.nodes or node.id in self.lost:
+            raise DumpError(lineno, f"node {node.id} listed twice")
+        (self.nodes if tag == "node" else self.lost)[node.id] = node
+
+    def line(self, lineno: int, line: str) -> None:
+        if self.end is not None:
+            raise DumpError(lineno, "text after 'end'")
+        if not line:
+            raise DumpError(lineno, "empty line")
+        if not line.isascii() or not line.isprintable():
+            raise DumpError(lineno, "non-ASCII or control character")
+        fields = line.split(" ")
+        if "" in fields:
+            raise DumpError(lineno, "fields must be separated by one space")
+        tag = fields[0]
+        if tag in ("node", "lost"):
+            self.node_line(lineno, tag, fields, line)
+        elif tag == "error":
+            if len(self.header) != len(_HEADER) or self.error is not None:
+                raise DumpError(lineno, "unexpected error line")
+            if fields[1:] != ["depth"]:
+                raise DumpError(lineno, "malformed error line (expected "
+                                "'error depth')")
+            self.error = fields[1]
+        elif tag == "end":
+            if len(self.header) != len(_HEADER):
+                raise DumpError(lineno, "end line before the header ended")
+            if len(fields) != 2:
+                raise DumpError(lineno, "malformed end line")
+            self.end = _int(lineno, fields[1], "end count", 0)
+            if self.end != len(self.nodes):
+                raise DumpError(lineno, f"end {self.end} but "
+                                f"{len(self.nodes)} node lines")
+            allocated = self.header["nodes"]
+            listed = len(self.nodes) + len(self.lost)
+            if allocated is not None and self.error is None and \
+                    allocated != listed:
+                raise DumpError(lineno, f"nodes {allocated} in the header "
+                                f"but {listed} node and lost lines")
+        elif tag in _HEADER:
+            self.header_line(lineno, tag, fields)
+        else:
+            raise DumpError(lineno, f"unknown record {tag!r}")
+
+    def tree(self) -> Tree:
+        h = self.header
+        return Tree(name=h["tree"], api=h["api"], flags=h["flags"],
+                    count=h["count"], root=h["root"], leftmost=h["leftmost"],
+                    rightmost=h["rightmost"], height=h["height"],
+                    aug=h["aug"], nodes=self.nodes, error=self.error,
+                    allocated=h["nodes"], lost=self.lost)
 
 
 def parse_dump(text: str) -> Tree:
     """Parse the text of a ``dump`` file into a :class:`Tree`.
 
-    A node printed twice (a shared node or a cycle, which only a corrupted
-    tree has) is kept once if both lines agree; the checker finds the
-    structural fault from the child links.  Raises :class:`DumpError`.
+    Raises :class:`DumpError` (a ValueError) naming the first bad line.
     """
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    header: dict = {}
-    nodes: dict = {}
-    node_lines = 0
-    error = None
-    end = None
+    parser = _Parser()
     for lineno, line in enumerate(lines, 1):
-        fields = line.split()
-        if end is not None:
-            raise DumpError(lineno, "text after 'end'")
-        if not fields:
-            raise DumpError(lineno, "empty line")
-        tag = fields[0]
-        if tag == "node":
-            if len(header) != len(_HEADER):
-                raise DumpError(lineno, "node line before the header ended")
-            node = _node(lineno, fields)
-            old = nodes.setdefault(node.id, node)
-            if old != node:
-                raise DumpError(lineno, f"node {node.id} printed twice "
-                                "with different contents")
-            node_lines += 1
-        elif tag == "error":
-            if len(fields) != 2:
-                raise DumpError(lineno, "malformed error line")
-            error = fields[1]
-        elif tag == "end":
-            if len(fields) != 2:
-                raise DumpError(lineno, "malformed end line")
-            end = _int(lineno, fields[1], "end count")
-            if end != node_lines:
-                raise DumpError(lineno, f"end {end} but {node_lines} "
-                                "node lines")
-        elif tag in _HEADER:
-            expected = _HEADER[len(header)] if len(header) < len(_HEADER) \
-                else None
-            if tag != expected:
-                raise DumpError(lineno, f"unexpected {tag!r} line "
-                                f"(expected {expected or 'node'!r})")
-            if len(fields) != 2:
-                raise DumpError(lineno, f"{tag} line has {len(fields)} "
-                                "fields, expected 2")
-            header[tag] = fields[1]
-        else:
-            raise DumpError(lineno, f"unknown record {tag!r}")
-    if end is None:
+        parser.line(lineno, line)
+    if parser.end is None:
         raise DumpError(len(lines) + 1, "missing 'end' line (truncated?)")
-    return Tree(name=header["tree"],
-                api=header["api"],
-                flags=parse_flags(header["flags"]),
-                count=_int(4, header["count"], "count"),
-                root=_ref(5, header["root"], "root"),
-                leftmost=_ref(6, header["leftmost"], "leftmost"),
-                rightmost=_ref(7, header["rightmost"], "rightmost"),
-                height=_int(8, header["height"], "height"),
-                aug=None if header["aug"] == "-" else header["aug"],
-                nodes=nodes,
-                error=error)
+    return parser.tree()
 
 
-def _fmt_ref(ref: int | None) -> str:
+def _fmt_ref(ref: Ref) -> str:
     if ref is None:
         return "-"
-    return "?" if ref == UNKNOWN_PARENT else str(ref)
+    return "?" if ref is UNKNOWN else str(ref)
 
 
-def format_node(node: Node) -> str:
-    """Format one ``node`` line (without the newline)."""
-    return (f"node {node.id} {node.key} {node.color} {_fmt_ref(node.parent)}"
-            f" {_fmt_ref(node.left)} {_fmt_ref(node.right)}"
-            f" {_fmt_ref(node.aug)}")
+def format_node(node: Node, tag: str = "node") -> str:
+    """Format one ``node`` (or ``lost``) line (without the newline)."""
+    return (f"{tag} {node.id} {node.key} {node.color} "
+            f"{_fmt_ref(node.parent)} {_fmt_ref(node.left)} "
+            f"{_fmt_ref(node.right)} {_fmt_ref(node.aug)}")
 
 
 def format_dump(tree: Tree) -> str:
     """Format a :class:`Tree` as ``dump`` text (inverse of parse_dump)."""
     out = [f"tree {tree.name}", f"api {tree.api}",
-           f"flags {format_flags(tree.flags)}", f"count {tree.count}",
-           f"root {_fmt_ref(tree.root)}",
-           f"leftmost {_fmt_ref(tree.leftmost)}",
-           f"rightmost {_fmt_ref(tree.rightmost)}",
-           f"height {tree.height}", f"aug {tree.aug or '-'}"]
+           f"flags {format_flags(tree.flags)}", f"count {tree.count}"]
+    if tree.allocated is not None:
+        out.append(f"nodes {tree.allocated}")
+    out += [f"root {_fmt_ref(tree.root)}",
+            f"leftmost {_fmt_ref(tree.leftmost)}",
+            f"rightmost {_fmt_ref(tree.rightmost)}",
+            f"height {tree.height}", f"aug {tree.aug or '-'}"]
     out.extend(format_node(n) for n in tree.nodes.values())
     if tree.error:
         out.append(f"error {tree.error}")
+    out.extend(format_node(n, "lost") for n in tree.lost.values())
     out.append(f"end {len(tree.nodes)}")
     return "\n".join(out) + "\n"
 

@@ -1,13 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
 """Model-based fuzzer: random op batches on every tree, checked against
-:class:`~rbtilib.model.Model` and the invariant checker.
+:class:`~rbtilib.model.Model` and both invariant checkers.
 
-The op sequence depends on the seed only.  It goes to the module in large
-``ops`` batches; every result line is compared with the model (keys always,
-node ids wherever the model knows them), and every *check_every* ops each
-tree's dump is compared with the model and checked by both the Python
-checker and the module's ``check`` file.  On a failure the op list is
-shrunk by ddmin and written as a JSON repro (``rbti replay``).
+The op sequence depends on the seed only (a random one unless given; it
+is printed first).  It is made of phases (:class:`OpStream`): mixed ops
+on dense, full-s64 (biased to S64_MIN, S64_MAX, 0, +-1) or clustered
+keys, growth of large trees, draining to empty, ascending and descending
+runs, heavy erasing, and ``near``/``find`` at and beyond the extremes.
+Most ops go to the module in ``ops`` batches of *batch* ops; about one in
+*single* goes through the single-op files (``insert``, ``find``,
+``erase``, ``near``) instead, written as an upper-case code (``I 5``).
+
+Every result line is compared with the model (keys always, node ids
+wherever the model knows them); any reply that does not parse is a
+failure too.  After every ``ops`` batch the module's own ``check`` runs
+(cheap, in the kernel); the dump is compared with the model, checked by
+the Python checker and ``stats`` compared with the model every
+*check_every* ops, or every N ops on a tree of N nodes if that is more
+(so the cost stays linear), and at the end.  On a failure the op list is
+shrunk (ddmin, then keys renamed to small ranks) and written as a JSON
+repro (``rbti replay``).
 
 With ``snapshots_every`` K and an ``out`` directory, batches also end at
 every K ops, and after each the tree's dump goes into a deferred flipbook
@@ -27,23 +39,36 @@ from typing import Callable, Iterator
 
 from . import checker
 from .driver import WRITE_LIMIT, DebugfsError, TreeInfo
-from .dump import Tree, format_dump, inorder, parse_dump
+from .dump import S64_MAX, S64_MIN, Tree, format_dump, inorder, parse_dump
 from .model import Model
 from .shrink import ddmin
 
 OP_CODES = "ifen"
-BATCH_OPS = 16384
-"""Ops per write; the batch is split further if it would pass 256 KiB."""
+SINGLE_CODES = "IFEN"
+"""Upper case: the same op through the single-op file (``insert`` ...)."""
+BATCH_OPS = 256
+"""Ops per ``ops`` write (the module's check runs after each); the batch
+is split further if it would pass 256 KiB."""
 CAPTION_OPS = 60
 """Ops listed in a flipbook frame's caption; more are elided in the middle."""
+SPECIAL_KEYS = (S64_MIN, S64_MIN + 1, -1, 0, 1, S64_MAX - 1, S64_MAX)
+"""Keys the full-range generator favours."""
+KEY_MODES = ("mixed", "dense", "full", "cluster")
+PHASES = ("mixed", "grow", "drain", "ascending", "descending", "erase",
+          "pop", "edges")
+PHASE_WEIGHTS = (40, 6, 5, 6, 6, 8, 8, 3)
 
 
 @dataclass
 class Config:
-    """A fuzz run's parameters (see ``rbti fuzz --help``)."""
+    """A fuzz run's parameters (see ``rbti fuzz --help``).
+
+    *seed* None picks a random seed (:func:`resolve_seed`).  *key_mode*
+    ``dense`` with *phases* False is the plain uniform mix of old.
+    """
 
     ops: int = 10000
-    seed: int = 1
+    seed: int | None = None
     check_every: int = 1000
     keys: tuple[int, int] = (0, 255)
     mix: tuple[int, int, int, int] = (4, 3, 3, 2)
@@ -52,6 +77,18 @@ class Config:
     batch: int = BATCH_OPS
     progress: float = 10.0
     shrink_tests: int = 3000
+    key_mode: str = "mixed"
+    phases: bool = True
+    single: int = 128
+    grow: int = 0
+    module_check: bool = True
+
+
+def resolve_seed(config: Config) -> int:
+    """Give *config* a random seed if it has none; return the seed."""
+    if config.seed is None:
+        config.seed = random.SystemRandom().randrange(1 << 32)
+    return config.seed
 
 
 @dataclass
@@ -59,7 +96,8 @@ class Failure:
     """A disagreement with the model or a broken invariant."""
 
     tree: str
-    kind: str                   # mismatch, errno, contents, check, module
+    kind: str           # mismatch, errno, contents, check, module, stats,
+                        # dump, reply
     message: str
     index: int                  # ops applied to this tree when found
     what: str = ""              # op code or check class (for shrinking)
@@ -81,17 +119,25 @@ class Stats:
 
     ops: int = 0
     checks: int = 0
+    module_checks: int = 0
+    single_ops: int = 0
+    max_nodes: int = 0
     seconds: float = 0.0
     driver_seconds: float = 0.0
     trees: list[str] = field(default_factory=list)
 
 
 def parse_keys(text: str) -> tuple[int, int]:
-    """Parse ``LO:HI`` (inclusive)."""
+    """Parse ``LO:HI`` (inclusive, within s64)."""
     lo, sep, hi = text.partition(":")
-    if not sep or int(lo) > int(hi):
-        raise ValueError(f"bad key range {text!r}, expected LO:HI")
-    return int(lo), int(hi)
+    try:
+        lo, hi = int(lo), int(hi)
+    except ValueError:
+        raise ValueError(f"bad key range {text!r}, expected LO:HI") from None
+    if not sep or lo > hi or lo < S64_MIN or hi > S64_MAX:
+        raise ValueError(f"bad key range {text!r}, expected LO:HI within "
+                         "s64")
+    return lo, hi
 
 
 def parse_mix(text: str) -> tuple[int, int, int, int]:
@@ -107,27 +153,222 @@ def frames_every(config: Config) -> int:
     return config.snapshots_every if config.out else 0
 
 
+def _clamp(key: int) -> int:
+    return S64_MIN if key < S64_MIN else S64_MAX if key > S64_MAX else key
+
+
+class OpStream:
+    """The seed's ops, phase by phase.
+
+    It keeps the multiset of keys a ``dup`` tree would hold (every insert
+    adds, every erase of a present key removes one), so that phases can
+    erase present keys, drain the trees and probe around the extremes.
+    """
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        rng = random.Random(config.seed)
+        self.rng = random.Random(rng.getrandbits(64))
+        self.code_rng = random.Random(rng.getrandbits(64))
+        self.key_rng = random.Random(rng.getrandbits(64))
+        self.present: list = []         # distinct keys
+        self.where: dict = {}           # key -> index in present
+        self.counts: dict = {}          # key -> nodes a dup tree has
+        self.weights = list(itertools.accumulate(config.mix))
+        self.centers = [0]
+
+    # -- the shadow multiset ------------------------------------------
+    def _add(self, key: int) -> None:
+        n = self.counts.get(key, 0)
+        self.counts[key] = n + 1
+        if not n:
+            self.where[key] = len(self.present)
+            self.present.append(key)
+
+    def _remove(self, key: int) -> None:
+        n = self.counts.get(key, 0)
+        if not n:
+            return
+        if n > 1:
+            self.counts[key] = n - 1
+            return
+        del self.counts[key]
+        pos = self.where.pop(key)
+        last = self.present.pop()
+        if last != key:
+            self.present[pos] = last
+            self.where[last] = pos
+
+    def _track(self, codes: list, keys: list) -> None:
+        for code, key in zip(codes, keys):
+            if code == "i":
+                self._add(key)
+            elif code == "e":
+                self._remove(key)
+
+    # -- keys ------------------------------------------------------------
+    def dense(self, n: int) -> list:
+        lo, hi = self.config.keys
+        rand = self.key_rng.randrange
+        return [lo + rand(hi - lo + 1) for _ in range(n)]
+
+    def full(self, n: int) -> list:
+        bits, rand = self.key_rng.getrandbits, self.key_rng.random
+        pick = self.key_rng.choice
+        return [pick(SPECIAL_KEYS) if rand() < 0.125
+                else bits(64) + S64_MIN for _ in range(n)]
+
+    def cluster(self, n: int) -> list:
+        rng = self.key_rng
+        if rng.random() < 0.3 or not self.centers:
+            self.centers = self.full(rng.randint(1, 4))
+        pick, offset = rng.choice, rng.randint
+        return [_clamp(pick(self.centers) + offset(-40, 40))
+                for _ in range(n)]
+
+    def keys(self, mode: str, n: int) -> list:
+        if mode == "mixed":
+            mode = self.rng.choice(("dense", "dense", "full", "cluster"))
+        return getattr(self, mode)(n)
+
+    def present_keys(self, n: int, fallback: list) -> list:
+        """*n* keys, each a present key (if any) or from *fallback*."""
+        if not self.present:
+            return fallback
+        pick, present = self.key_rng.randrange, self.present
+        return [present[pick(len(present))] if i % 2 == 0 else fallback[i]
+                for i in range(n)]
+
+    # -- phases ------------------------------------------------------------
+    def phase(self, name: str, n: int) -> tuple[list, list]:
+        """*n* ops (about) of phase *name*, as (codes, keys)."""
+        rng = self.rng
+        mode = self.config.key_mode
+        if name == "mixed":
+            codes = self.code_rng.choices(OP_CODES, cum_weights=self.weights,
+                                          k=n)
+            keys = self.keys(mode, n)
+            if self.config.phases:
+                hits = self.present_keys(n, keys)
+                keys = [h if c in "ef" else k
+                        for c, k, h in zip(codes, keys, hits)]
+            return codes, keys
+        if name == "grow":
+            if mode == "dense":
+                return ["i"] * n, self.dense(n)
+            bits = self.key_rng.getrandbits
+            return ["i"] * n, [bits(64) + S64_MIN for _ in range(n)]
+        if name == "drain":
+            keys = [k for k in self.present for _ in range(self.counts[k])]
+            rng.shuffle(keys)
+            keys = keys + [S64_MIN, S64_MAX]
+            return ["e"] * (len(keys) - 2) + ["n", "n"], keys
+        if name in ("ascending", "descending"):
+            step = 1 if name == "ascending" else -1
+            start = self.keys(mode, 1)[0]
+            keys = [start + step * i for i in range(n)]
+            keys = [k for k in keys if S64_MIN <= k <= S64_MAX]
+            return ["i"] * len(keys), keys
+        if name == "erase":
+            codes = self.code_rng.choices(OP_CODES, weights=(1, 1, 6, 1), k=n)
+            return codes, self.present_keys(n, self.keys(mode, n))
+        if name == "pop":
+            return self._pop(n)
+        # edges
+        lo = min(self.present, default=0)
+        hi = max(self.present, default=0)
+        probes = [S64_MIN, S64_MAX, _clamp(lo - 1), lo, hi, _clamp(hi + 1),
+                  S64_MIN + 1, S64_MAX - 1, -1, 0, 1]
+        codes = ["n"] * len(probes) + ["f", "f", "i", "i", "n", "n", "n",
+                                       "f", "e", "e", "n"]
+        keys = probes + [S64_MIN, S64_MAX, S64_MIN, S64_MAX, S64_MIN,
+                         S64_MAX - 1, S64_MAX, S64_MAX, S64_MIN, S64_MAX,
+                         S64_MIN]
+        return codes, keys
+
+    def _pop(self, n: int) -> tuple[list, list]:
+        """Erase the minimum or the maximum, again and again (where the
+        caches change), looking at the new extremes now and then."""
+        rng = self.rng
+        order = sorted(self.present)
+        lo, hi = 0, len(order) - 1
+        codes, keys = [], []
+        while len(codes) < n and lo <= hi:
+            if rng.random() < 0.5:
+                key, lo = order[lo], lo + 1
+            else:
+                key, hi = order[hi], hi - 1
+            codes += ["e"] * self.counts[key]
+            keys += [key] * self.counts[key]
+            pick = rng.random()
+            if pick < 0.2:
+                codes.append("n")
+                keys.append(rng.choice((S64_MIN, _clamp(key - 1), key)))
+            elif pick < 0.3 and lo <= hi:
+                codes.append("i")
+                keys.append(_clamp(order[lo] - 1))
+        return codes, keys
+
+    def _route(self, codes: list) -> list:
+        """Send about one op in *single* through the single-op files."""
+        single = self.config.single
+        if not single or not codes:
+            return codes
+        n = len(codes) // single + (self.rng.random() <
+                                    len(codes) % single / single)
+        for pos in self.rng.sample(range(len(codes)), min(n, len(codes))):
+            codes[pos] = codes[pos].upper()
+        return codes
+
+    def ops(self) -> Iterator[tuple[list, list]]:
+        """Yield (codes, keys) phases until config.ops ops in all."""
+        cfg = self.config
+        left = cfg.ops
+        plan = []
+        if cfg.grow:
+            plan = [("grow", cfg.grow), ("drain", 0)]
+        while left > 0:
+            if plan:
+                name, n = plan.pop(0)
+            elif not cfg.phases:
+                name, n = "mixed", left
+            else:
+                name = self.rng.choices(PHASES, weights=PHASE_WEIGHTS)[0]
+                n = self.rng.randint(50, 2000)
+                if name == "grow":
+                    n = self.rng.randint(200, 1500)
+                elif name == "pop":
+                    n = self.rng.randint(5, 300)
+                if name == "mixed" and self.rng.random() < 0.1:
+                    plan.append(("edges", 0))
+            codes, keys = self.phase(name, max(1, n))
+            codes, keys = codes[:left], keys[:left]
+            self._track(codes, keys)
+            left -= len(codes)
+            yield self._route(list(codes)), keys
+
+
 def generate(config: Config) -> Iterator[tuple[list[str], list[int]]]:
     """Yield the seed's op sequence as (codes, keys) chunks.
 
-    Chunks end at every check point and every flipbook frame; the sequence
-    itself does not depend on the chunking (codes and keys come from two
-    generators).
+    Chunks end at every *batch* ops and every flipbook frame; the
+    sequence itself does not depend on the chunking.
     """
-    rng = random.Random(config.seed)
-    code_rng = random.Random(rng.getrandbits(64))
-    key_rng = random.Random(rng.getrandbits(64))
-    weights = list(itertools.accumulate(config.mix))
-    keys = range(config.keys[0], config.keys[1] + 1)
+    resolve_seed(config)
     frames = frames_every(config)
     done = 0
+    codes: list = []
+    keys: list = []
+    stream = OpStream(config).ops()
     while done < config.ops:
-        step = config.check_every - done % config.check_every
+        while not codes:
+            codes, keys = next(stream)
+        step = config.batch - done % config.batch
         if frames:
             step = min(step, frames - done % frames)
-        n = min(config.batch, step, config.ops - done)
-        yield (code_rng.choices(OP_CODES, cum_weights=weights, k=n),
-               key_rng.choices(keys, k=n))
+        n = min(step, len(codes))
+        yield codes[:n], keys[:n]
+        codes, keys = codes[n:], keys[n:]
         done += n
 
 
@@ -143,17 +384,38 @@ def batches(codes: list[str], keys: list[int]) -> Iterator[tuple[int, str]]:
         yield half + start, part
 
 
+def routes(codes: list[str]) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of the runs of *codes* with the same route."""
+    start = 0
+    for pos in range(1, len(codes) + 1):
+        if pos == len(codes) or codes[pos].isupper() != \
+                codes[start].isupper():
+            yield start, pos
+            start = pos
+
+
+COUNTERS = ("inserts", "erases", "finds", "nears")
+"""The ``stats`` counters the fuzzer predicts."""
+
+
 class TreeRun:
     """One tree under test: its driver, its model and what it has done."""
 
     def __init__(self, driver, info: TreeInfo,
-                 model_factory: Callable[[TreeInfo], Model]) -> None:
+                 model_factory: Callable[[TreeInfo], Model],
+                 module_check: bool = True) -> None:
         self.driver = driver
         self.info = info
         self.model = model_factory(info)
+        self.module_check = module_check
         self.seen: set = set()
         self.done = 0
+        self.since_check = 0
+        self.module_checks = 0
+        self.single_ops = 0
         self.driver_seconds = 0.0
+        self.counted = dict.fromkeys(COUNTERS, 0)
+        self.base: dict | None = None
         self.recent: list[tuple[str, int, str]] | None = None
         """If a list, run() appends (code, key, result line) to it."""
 
@@ -163,16 +425,57 @@ class TreeRun:
         return Failure(self.info.name, kind, message, self.done, what,
                        highlight, dump)
 
+    def start(self) -> Failure | None:
+        """Read the counters the run's ``stats`` are compared with."""
+        try:
+            self.base = self.driver.stats(self.info.name)
+        except DebugfsError as e:
+            return self.fail("errno", f"stats failed: {e}", e.name)
+        except ValueError as e:
+            return self.fail("reply", f"stats: {e}", "stats")
+        return None
+
     def run(self, codes: list[str], keys: list[int],
-            text: str | None = None) -> Failure | None:
-        """Apply one batch (already formatted as *text* if given)."""
-        if text is None:
-            for start, part in batches(codes, keys):
-                end = start + part.count("\n")
-                failure = self.run(codes[start:end], keys[start:end], part)
+            parts: list | None = None) -> Failure | None:
+        """Apply one batch of ops, then the module's check.
+
+        *parts*: ``batches(codes, keys)`` if all go through ``ops``
+        (formatted once for every tree).
+        """
+        try:
+            if parts is None and not any(c.isupper() for c in codes):
+                parts = list(batches(codes, keys))
+            if parts is not None:
+                failure = self._parts(codes, keys, parts)
                 if failure:
                     return failure
-            return None
+                codes = []
+            for start, end in routes(codes):
+                sub, subkeys = codes[start:end], keys[start:end]
+                failure = (self._singles(sub, subkeys) if sub[0].isupper()
+                           else self._parts(sub, subkeys,
+                                            list(batches(sub, subkeys))))
+                if failure:
+                    return failure
+        except ValueError as e:
+            failure = self.fail("reply", f"op {self.done + 1}: unparseable "
+                                f"module reply: {e}", "reply")
+            failure.index += 1
+            return failure
+        return self._module_check() if self.module_check else None
+
+    def _parts(self, codes: list[str], keys: list[int],
+               parts: list) -> Failure | None:
+        for pos, text in parts:
+            end = pos + text.count("\n")
+            failure = self._ops(codes[pos:end], keys[pos:end], text)
+            if failure:
+                return failure
+        return None
+
+    def _ops(self, codes: list[str], keys: list[int],
+             text: str) -> Failure | None:
+        """One ``ops`` write, its results, then the module's check."""
         t0 = time.perf_counter()
         try:
             out = self.driver.ops(self.info.name, text)
@@ -193,17 +496,40 @@ class TreeRun:
             return failure
         return self._compare(codes, keys, lines)
 
+    def _module_check(self) -> Failure | None:
+        t0 = time.perf_counter()
+        try:
+            module = self.driver.check(self.info.name)
+        except DebugfsError as e:
+            return self.fail("errno", f"check failed: {e}", e.name)
+        self.driver_seconds += time.perf_counter() - t0
+        self.module_checks += 1
+        if module.ok:
+            return None
+        try:
+            tree = self.driver.dump(self.info.name)
+        except (DebugfsError, ValueError):
+            tree = None                 # the repro still has the ops
+        return self.fail("module", f"module check says fail {module.cls} "
+                         f"node {module.node}: {module.message}", module.cls,
+                         (module.node,) if module.node is not None else (),
+                         tree)
+
     def _compare(self, codes: list[str], keys: list[int],
                  lines: list[str]) -> Failure | None:
         """Check each result line against the model (the hot loop)."""
         model = self.model
         find, near = model.find, model.near
+        counted = self.counted
         for code, key, line in zip(codes, keys, lines):
             self.done += 1
+            self.since_check += 1
             if code == "f":
+                counted["finds"] += 1
                 nid = find(key)
                 want = "ENOENT" if nid is None else f"found {nid} {key}"
             elif code == "n":
+                counted["nears"] += 1
                 got = near(key)
                 want = "ENOENT" if got is None else f"near {got[0]} {got[1]}"
             elif code == "e":
@@ -216,11 +542,13 @@ class TreeRun:
                         want = f"erased <one of {model.ids[key]}>"
                     else:
                         model.erase(key, gone)
+                        counted["erases"] += 1
                         continue
                 else:
                     want = f"erased {nid}"
                     if line == want:
                         model.erase(key)
+                        counted["erases"] += 1
                         continue
             else:
                 want = self._insert(key, line)
@@ -239,36 +567,124 @@ class TreeRun:
         words = line.split()
         if expect == "ok":
             if len(words) == 2 and words[0] == "ok":
-                nid = int(words[1])
+                nid = _id(words[1])
                 if nid not in self.seen:
                     self.seen.add(nid)
                     model.add(key, nid)
+                    self.counted["inserts"] += 1
                     return None
             return "ok <new id>"
         old = model.find(key)
         if len(words) == 3 and words[0] == "replaced" and \
-                int(words[2]) == old and int(words[1]) not in self.seen:
-            self.seen.add(int(words[1]))
-            model.swap(key, int(words[1]))
+                _id(words[2]) == old and _id(words[1]) not in self.seen:
+            self.seen.add(_id(words[1]))
+            model.swap(key, _id(words[1]))
+            self.counted["inserts"] += 1
             return None
         return f"replaced <new id> {old}"
 
     def _mismatch(self, code: str, key: int, line: str,
                   want: str) -> Failure:
-        ids = tuple(int(w) for w in line.split()[1:2] if w.lstrip("-").isdigit())
+        ids = tuple(int(w) for w in line.split()[1:2]
+                    if w.isascii() and w.isdigit())
         ids += tuple(self.model.ids.get(key, ())[:1])
         return self.fail("mismatch", f"op {self.done} '{code} {key}': "
                          f"module says {line!r}, model expects {want!r}",
                          code, ids)
 
+    def _singles(self, codes: list[str], keys: list[int]) -> Failure | None:
+        """Ops through the single-op files, one by one."""
+        for code, key in zip(codes, keys):
+            failure = self._single(code.lower(), key)
+            if failure:
+                return failure
+        return None
+
+    def _single(self, code: str, key: int) -> Failure | None:
+        model, name, drv = self.model, self.info.name, self.driver
+        present = model.find(key) is not None
+        if (code == "i" and present and model.dup) or \
+                (code == "e" and model.erase_any and
+                 len(model.ids.get(key, ())) > 1):
+            # The file's reply does not name the node: keep the model
+            # exact by sending this one through ops.
+            return self._ops([code], [key], f"{code} {key}\n")
+        self.single_ops += 1
+        self.done += 1
+        self.since_check += 1
+        t0 = time.perf_counter()
+        got: str
+        try:
+            if code == "i":
+                drv.insert(name, [key])
+                nid, found = drv.query(name, "find", key)
+                self.counted["finds"] += 1
+                got = f"inserted, find says {nid} {found}"
+            elif code == "e":
+                drv.erase(name, key)
+                got = "erased"
+            else:
+                nid, found = drv.query(name, "find" if code == "f"
+                                       else "near", key)
+                got = f"{nid} {found}"
+        except DebugfsError as e:
+            got = e.name
+        self.driver_seconds += time.perf_counter() - t0
+        if self.recent is not None:
+            self.recent.append((code.upper(), key, got))
+        if code == "f" or code == "n":
+            self.counted["finds" if code == "f" else "nears"] += 1
+            if code == "f":
+                nid = model.find(key)
+                want = "ENOENT" if nid is None else f"{nid} {key}"
+            else:
+                near = model.near(key)
+                want = "ENOENT" if near is None else f"{near[0]} {near[1]}"
+        elif code == "e":
+            want = "ENOENT" if not present else "erased"
+            if got == want and present:
+                model.erase(key)
+                self.counted["erases"] += 1
+        else:
+            expect = model.insert(key)
+            if expect == "EEXIST":
+                want = "EEXIST"
+            else:
+                want = f"inserted, find says <new id> {key}"
+                words = got.split()
+                if got.startswith("inserted, find says ") and \
+                        int(words[4]) == key and \
+                        int(words[3]) not in self.seen:
+                    nid = int(words[3])
+                    self.seen.add(nid)
+                    if expect == "ok":
+                        model.add(key, nid)
+                    else:
+                        model.swap(key, nid)
+                    self.counted["inserts"] += 1
+                    return None
+        if got != want:
+            return self._mismatch(code.upper(), key, got, want)
+        return None
+
+    def due(self, every: int) -> bool:
+        """True if a full check is due: *every* ops, or as many ops as the
+        tree has nodes if that is more (a check costs O(nodes))."""
+        return self.since_check >= max(every, len(self.model))
+
     def check(self) -> Failure | None:
-        """Compare the dump with the model; run both checkers."""
+        """Compare the dump and stats with the model; run both checkers."""
+        self.since_check = 0
         t0 = time.perf_counter()
         try:
             text = self.driver.dump_text(self.info.name)
             module = self.driver.check(self.info.name)
+            stats = self.driver.stats(self.info.name)
         except DebugfsError as e:
-            return self.fail("errno", f"dump/check failed: {e}", e.name)
+            return self.fail("errno", f"dump/check/stats failed: {e}",
+                             e.name)
+        except ValueError as e:
+            return self.fail("reply", f"check or stats: {e}", "reply")
         self.driver_seconds += time.perf_counter() - t0
         try:
             tree = parse_dump(text)
@@ -277,12 +693,14 @@ class TreeRun:
         found = checker.first_violation(tree)
         if found:
             return self.fail("check", str(found), found.cls,
-                             (found.node,) if found.node else (), tree)
+                             (found.node,) if found.node is not None else (),
+                             tree)
         if not module.ok:
             return self.fail("module", f"module check says fail {module.cls} "
                              f"node {module.node}: {module.message}; the "
                              "Python checker finds nothing", module.cls,
-                             (module.node,) if module.node else (), tree)
+                             (module.node,) if module.node is not None
+                             else (), tree)
         got = [(n.key, n.id) for n in inorder(tree)]
         want = self.model.items()
         if got != want:
@@ -294,7 +712,29 @@ class TreeRun:
                              f"{want[diff:diff + 3]}", "contents",
                              tuple(nid for _, nid in got[diff:diff + 1]),
                              tree)
+        return self._stats(stats, tree)
+
+    def _stats(self, stats: dict, tree: Tree) -> Failure | None:
+        """``stats`` against the model and the dump."""
+        want = {"count": len(self.model), "height": tree.height,
+                "corrupt": 0}
+        if self.base is not None:
+            for name, n in self.counted.items():
+                if name in self.base:
+                    want[name] = self.base[name] + n
+        for name, value in want.items():
+            if name in stats and stats[name] != value:
+                return self.fail("stats", f"stats {name} is {stats[name]}, "
+                                 f"expected {value}", name, (), tree)
         return None
+
+
+def _id(text: str) -> int:
+    """A node id in a reply; ValueError unless decimal 0..2^63-1."""
+    if not (text.isascii() and text.isdigit()) or \
+            (len(text) > 1 and text[0] == "0") or int(text) > S64_MAX:
+        raise ValueError(f"bad node id {text!r}")
+    return int(text)
 
 
 def default_model(info: TreeInfo) -> Model:
@@ -303,11 +743,14 @@ def default_model(info: TreeInfo) -> Model:
 
 
 def replay_ops(driver, info: TreeInfo, ops: list[tuple[str, int]],
-               model_factory: Callable[[TreeInfo], Model] = default_model
-               ) -> Failure | None:
+               model_factory: Callable[[TreeInfo], Model] = default_model,
+               module_check: bool = True) -> Failure | None:
     """Clear the tree, apply *ops*, check; return the failure, if any."""
     driver.clear(info.name)
-    run = TreeRun(driver, info, model_factory)
+    run = TreeRun(driver, info, model_factory, module_check)
+    failure = run.start()
+    if failure:
+        return failure
     if ops:
         failure = run.run([c for c, _ in ops], [k for _, k in ops])
         if failure:
@@ -315,23 +758,49 @@ def replay_ops(driver, info: TreeInfo, ops: list[tuple[str, int]],
     return run.check()
 
 
+def rank_keys(ops: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """*ops* with every key replaced by its rank among the keys (order
+    and equality kept): small numbers for a repro."""
+    rank = {key: i for i, key in enumerate(sorted({k for _, k in ops}))}
+    return [(code, rank[key]) for code, key in ops]
+
+
 def shrink(driver, info: TreeInfo, ops: list[tuple[str, int]],
            failure: Failure,
            model_factory: Callable[[TreeInfo], Model] = default_model,
-           max_tests: int = 3000) -> tuple[list, Failure]:
-    """ddmin *ops* to a minimal list that fails like *failure* does."""
+           max_tests: int = 3000,
+           progress: Callable[[str], None] | None = None
+           ) -> tuple[list, Failure]:
+    """ddmin *ops* to a minimal list that fails like *failure* does, then
+    rename its keys to small ranks if it still fails that way.
+
+    Each distinct op list is replayed once (memoized).  *progress* gets a
+    line every 100 replays.
+    """
     last = {"failure": failure}
+    memo: dict = {}
 
     def fails(sub: list) -> bool:
-        got = replay_ops(driver, info, sub, model_factory)
-        if got is not None and got.same_as(failure):
+        sub = tuple(sub)
+        if sub in memo:
+            return memo[sub]
+        got = replay_ops(driver, info, list(sub), model_factory)
+        memo[sub] = got is not None and got.same_as(failure)
+        if memo[sub]:
             last["failure"] = got
-            return True
-        return False
+        if progress and len(memo) % 100 == 0:
+            best = min((len(k) for k, v in memo.items() if v),
+                       default=len(ops))
+            progress(f"shrinking: {len(memo)} replays, smallest failing "
+                     f"{best} of {len(ops)} ops")
+        return memo[sub]
 
     if not fails(ops):
         return ops, failure
     small = ddmin(ops, fails, max_tests)
+    ranked = rank_keys(small)
+    if ranked != small and fails(ranked):
+        small = ranked
     final = replay_ops(driver, info, small, model_factory)
     driver.clear(info.name)
     return small, final or last["failure"]
@@ -436,41 +905,46 @@ class Fuzzer:
     def run(self) -> Failure | None:
         """Fuzz; on failure shrink it, write the repro and return it."""
         cfg = self.config
+        self._say(f"seed {resolve_seed(cfg)} (rerun with --seed "
+                  f"{cfg.seed})")
+        failure = None
+        runs = []
         for info in self.infos:
             self.driver.clear(info.name)
-        runs = [TreeRun(self.driver, info, self.model_factory)
-                for info in self.infos]
+            run = TreeRun(self.driver, info, self.model_factory,
+                          cfg.module_check)
+            runs.append(run)
+            failure = failure or run.start()
         start = last_note = time.perf_counter()
         done = 0
-        failure = None
         books = self._flipbooks(runs)
         try:
-            for codes, keys in generate(cfg):
+            for codes, keys in (generate(cfg) if not failure else ()):
                 self.history.extend(zip(codes, keys))
                 applied = len(self.history)
-                parts = list(batches(codes, keys))
+                parts = None if any(c.isupper() for c in codes) \
+                    else list(batches(codes, keys))
                 for run in runs:
-                    for pos, text in parts:
-                        end = pos + text.count("\n")
-                        failure = run.run(codes[pos:end], keys[pos:end], text)
-                        if failure:
-                            break
-                    if not failure and (applied % cfg.check_every == 0
+                    failure = run.run(codes, keys, parts)
+                    if not failure and (run.due(cfg.check_every)
                                         or applied == cfg.ops):
                         failure = run.check()
-                        self.stats.checks += 2
+                        self.stats.checks += 1
                     if failure:
                         break
                     if books:
                         self._frame(run, books[run.info.name])
                 done += len(codes) * len(runs)
+                self.stats.max_nodes = max(self.stats.max_nodes,
+                                           max(len(r.model) for r in runs))
                 if failure:
                     break
                 now = time.perf_counter()
                 if cfg.progress and now - last_note >= cfg.progress:
                     last_note = now
                     self._say(f"{done}/{cfg.ops * len(runs)} ops, "
-                              f"{done / (now - start):.0f} ops/s")
+                              f"{done / (now - start):.0f} ops/s, largest "
+                              f"tree {self.stats.max_nodes} nodes")
         finally:
             for series in books.values():
                 series.close()
@@ -480,6 +954,8 @@ class Fuzzer:
         self.stats.ops = done
         self.stats.seconds = time.perf_counter() - start
         self.stats.driver_seconds = sum(r.driver_seconds for r in runs)
+        self.stats.module_checks = sum(r.module_checks for r in runs)
+        self.stats.single_ops = sum(r.single_ops for r in runs)
         if failure:
             failure = self._report(failure)
         return failure
@@ -523,7 +999,7 @@ class Fuzzer:
         self._say(f"shrinking {len(ops)} ops ...")
         self.shrunk, final = shrink(self.driver, info, ops, failure,
                                     self.model_factory,
-                                    self.config.shrink_tests)
+                                    self.config.shrink_tests, self._say)
         self._say(f"shrunk to {len(self.shrunk)} ops: {final}")
         if final.dump is None:
             final.dump = failure.dump
@@ -542,5 +1018,7 @@ class Fuzzer:
         rate = s.ops / s.seconds if s.seconds else 0.0
         return (f"{s.ops} ops ({self.config.ops} x {len(s.trees)} trees) in "
                 f"{s.seconds:.1f} s ({s.driver_seconds:.1f} s in debugfs), "
-                f"{rate:.0f} ops/s, {s.checks} checks, "
+                f"{rate:.0f} ops/s, {s.module_checks} module checks, "
+                f"{s.checks} full checks, {s.single_ops} single-file ops, "
+                f"largest tree {s.max_nodes} nodes, "
                 f"trees {','.join(s.trees)}, seed {self.config.seed}")

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from rbtilib.dump import (UNKNOWN_PARENT, DumpError, Node, format_dump,
+from rbtilib.dump import (UNKNOWN, UNKNOWN_PARENT, DumpError, Node, format_dump,
                           inorder, parse_dump, preorder)
 from rbtilib.testing import AUG_SAMPLE_DUMP as SAMPLE, CONTRACT_TREES, build_tree
 
@@ -61,10 +61,13 @@ def test_round_trip(keys, info):
     assert parse_dump(format_dump(tree)) == tree
 
 
-def test_shared_node_printed_twice_is_kept_once():
+def test_node_printed_twice_is_an_error():
+    # The contract's walk marks every node: a node is printed once, a
+    # second link to it is only written as its id.
     text = SAMPLE.replace("node 3 30 R 2 - - 1\nend 3",
                           "node 3 30 R 2 - - 1\nnode 3 30 R 2 - - 1\nend 4")
-    assert list(parse_dump(text).nodes) == [2, 1, 3]
+    with pytest.raises(DumpError, match="line 13: node 3 listed twice"):
+        parse_dump(text)
 
 
 @pytest.mark.parametrize("old, new, line, words", [
@@ -80,7 +83,7 @@ def test_shared_node_printed_twice_is_kept_once():
     ("height 2\n", "height 2\nbogus 1\n", 9, "unknown record"),
     ("aug size\n", "", 9, "before the header"),
     ("node 3 30 R 2 - - 1\n", "node 3 30 R 2 - - 1\nnode 3 31 R 2 - - 1\n",
-     13, "different contents"),
+     13, "listed twice"),
     ("count 3", "count three", 4, "bad count"),
     ("node 2 20 B - 1 3 3\n", "\n", 10, "empty line"),
 ])
@@ -92,3 +95,152 @@ def test_malformed_names_the_line(old, new, line, words):
     assert err.value.lineno == line
     assert str(err.value).startswith(f"dump line {line}: ")
     assert words in str(err.value)
+
+
+# -- strictness (issue 12) ----------------------------------------------
+
+NEW_SAMPLE = """\
+tree santos_aug
+api santos
+flags unique,count,augmented
+count 3
+nodes 4
+root 2
+leftmost -
+rightmost -
+height 2
+aug size
+node 2 20 B - 1 3 3
+node 1 10 R 2 - - 1
+node 3 30 R 2 - 1 1
+lost 4 40 R 3 - ? 1
+end 3
+"""
+"""The contract's new lines: ``nodes N`` and a ``lost`` node (4)."""
+
+
+def test_parse_nodes_and_lost_lines():
+    tree = parse_dump(NEW_SAMPLE)
+    assert tree.allocated == 4
+    assert list(tree.nodes) == [2, 1, 3]
+    assert list(tree.lost) == [4]
+    assert tree.lost[4] == Node(4, 40, "R", 3, None, UNKNOWN, 1)
+    assert format_dump(tree) == NEW_SAMPLE
+
+
+def test_old_dump_has_no_allocated_count():
+    tree = parse_dump(SAMPLE)
+    assert tree.allocated is None and tree.lost == {}
+
+
+def test_unknown_is_no_id():
+    assert UNKNOWN is UNKNOWN_PARENT
+    assert all(UNKNOWN != i for i in (-1, 0, 1, 2**63 - 1))
+    assert not isinstance(UNKNOWN, int)
+
+
+NUMBERS = ["1_000", "\u0661", "\uff11", "2" + "0" * 21, str(2**70),
+           str(2**63), str(-2**63 - 1), "+5", "05", "-0", "0x10", "1e3",
+           "", "--1", "1.0", " 1"]
+"""Texts the module never prints as a number (``%lld``)."""
+
+
+@pytest.mark.parametrize("text", NUMBERS)
+def test_bad_key_rejected(text):
+    bad = SAMPLE.replace("node 1 10 R", f"node 1 {text} R")
+    with pytest.raises(DumpError) as err:
+        parse_dump(bad)
+    assert err.value.lineno == 11
+
+
+@pytest.mark.parametrize("text", NUMBERS + ["-1", str(-2**63)])
+def test_bad_id_rejected(text):
+    bad = SAMPLE.replace("node 1 10 R", f"node {text} 10 R")
+    with pytest.raises(DumpError) as err:
+        parse_dump(bad)
+    assert err.value.lineno == 11
+
+
+@pytest.mark.parametrize("key", [-2**63, 2**63 - 1, 0, -1])
+def test_key_extremes_accepted(key):
+    tree = parse_dump(SAMPLE.replace("node 1 10 R", f"node 1 {key} R"))
+    assert tree.nodes[1].key == key
+
+
+def test_id_extremes_accepted():
+    top = 2**63 - 1
+    text = (SAMPLE.replace("node 1 10 R", f"node {top} 10 R")
+            .replace("B - 1 3 3", f"B - {top} 3 3").replace(" 2 - 1 3", ""))
+    assert list(parse_dump(text).nodes) == [2, top, 3]
+    zero = SAMPLE.replace("node 1 10 R", "node 0 10 R").replace(
+        "B - 1 3 3", "B - 0 3 3")
+    assert list(parse_dump(zero).nodes) == [2, 0, 3]
+
+
+@pytest.mark.parametrize("old, new, line, words", [
+    # Fields that must agree with the tree's flags.
+    ("node 1 10 R 2 - - 1", "node 1 10 R 2 - - -", 11, "bad aug"),
+    ("flags unique,count,augmented", "flags unique,count", 9,
+     "aug 'size', expected '-'"),
+    ("leftmost -", "leftmost 1", 6, "without the 'leftmost' cache"),
+    ("rightmost -", "rightmost 3", 7, "without the 'rightmost' cache"),
+    ("flags unique,count,augmented", "flags unique,dup,count,augmented", 3,
+     "'unique' and 'dup' together"),
+    ("flags unique,count,augmented", "flags unique,count,augmented,fast", 3,
+     "unknown flag 'fast'"),
+    ("flags unique,count,augmented", "flags count,augmented", 3,
+     "neither"),
+    ("flags unique,count,augmented", "flags dup,replace,count,augmented", 3,
+     "'replace' without 'unique'"),
+    ("flags unique,count,augmented", "flags unique,unique,count,augmented",
+     3, "bad flags"),
+    ("aug size", "aug height", 9, "expected 'size'"),
+    ("api santos", "api linux", 2, "unknown api"),
+    # '?' only where a link may point at no node of this tree.
+    ("root 2", "root ?", 5, "'?' is not allowed"),
+    ("node 1 10 R", "node ? 10 R", 11, "bad node id"),
+    # Layout.
+    ("node 1 10 R 2 - - 1", "node 1 10 R 2 -  - 1", 11, "one space"),
+    ("node 1 10 R 2 - - 1", "node 1 10 R 2 - -\t1", 11, "control"),
+    ("node 1 10 R 2 - - 1", "node 1 10 R 2 - - 1\r", 11, "control"),
+    ("count 3", "count -3", 4, "bad count"),
+    ("height 2", "height 02", 8, "bad height"),
+    ("end 3", "end 03", 13, "bad end count"),
+    ("end 3", "end 3 3", 13, "malformed end"),
+    ("end 3", "error deep\nend 3", 13, "malformed error"),
+    ("end 3", "error depth\nerror depth\nend 3", 14, "unexpected error"),
+    ("root 2", "nodes 3\nnodes 3\nroot 2", 6, "unexpected 'nodes'"),
+    ("end 3", "lost 4 40 R - - - 1\nend 3", 13, "without 'nodes'"),
+])
+def test_inconsistent_fields_name_the_line(old, new, line, words):
+    text = SAMPLE.replace(old, new, 1)
+    assert text != SAMPLE
+    with pytest.raises(DumpError) as err:
+        parse_dump(text)
+    assert err.value.lineno == line, str(err.value)
+    assert words in str(err.value)
+
+
+@pytest.mark.parametrize("old, new, line, words", [
+    ("nodes 4", "nodes 5", 15, "nodes 5 in the header but 4"),
+    ("nodes 4", "nodes 3", 15, "nodes 3 in the header but 4"),
+    ("lost 4 40 R 3 - ? 1\n", "lost 4 40 R 3 - ? 1\nnode 5 1 B - - - 1\n",
+     15, "node line after a lost line"),
+    ("lost 4", "lost 1", 14, "node 1 listed twice"),
+    ("lost 4 40 R 3 - ? 1", "lost 4 40 R 3 - ? -", 14, "bad aug"),
+    ("end 3", "end 4", 15, "end 4 but 3 node lines"),
+])
+def test_new_lines_checked(old, new, line, words):
+    text = NEW_SAMPLE.replace(old, new, 1)
+    assert text != NEW_SAMPLE
+    with pytest.raises(DumpError) as err:
+        parse_dump(text)
+    assert err.value.lineno == line, str(err.value)
+    assert words in str(err.value)
+
+
+def test_error_depth_allows_fewer_listed_nodes():
+    text = NEW_SAMPLE.replace("nodes 4", "nodes 9").replace(
+        "lost 4", "error depth\nlost 4")
+    tree = parse_dump(text)
+    assert tree.error == "depth" and tree.allocated == 9

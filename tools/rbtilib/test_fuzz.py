@@ -16,8 +16,10 @@ INFO = {info.name: info for info in CONTRACT_TREES}
 
 
 def config(**kw) -> fuzz.Config:
+    # The plain uniform mix (no phases, no single-op files) unless asked.
     base = dict(ops=3000, seed=7, check_every=500, keys=(0, 40),
-                progress=0, shrink_tests=2000)
+                progress=0, shrink_tests=2000, key_mode="dense",
+                phases=False, single=0)
     base.update(kw)
     return fuzz.Config(**base)
 
@@ -34,7 +36,10 @@ def test_clean_run_passes_on_every_tree():
     f, failure = run(FakeDebugfs(), config())
     assert failure is None
     assert f.stats.ops == 3000 * len(CONTRACT_TREES)
-    assert f.stats.checks == 2 * 6 * len(CONTRACT_TREES)
+    # Full checks every 500 ops (batches of 256: at 512, 1024, ...) and at
+    # the end; the module's check after every batch.
+    assert f.stats.checks == 6 * len(CONTRACT_TREES)
+    assert f.stats.module_checks == 12 * len(CONTRACT_TREES)
     assert "seed 7" in f.summary() and "ops/s" in f.summary()
 
 
@@ -131,9 +136,9 @@ def test_replace_semantics_checked():
 class LastEqualEraser(FakeDebugfs):
     """Erases the last node among equals, like rb_search may."""
 
-    def _op(self, rb, info, op, key):
+    def _do(self, rb, info, op, key):
         if op != "e":
-            return super()._op(rb, info, op, key)
+            return super()._do(rb, info, op, key)
         node = rb.find_first(key)
         if node is None:
             return "ENOENT"
@@ -177,8 +182,11 @@ class CorruptAfter(FakeDebugfs):
 
 
 def test_invariant_violation_is_caught():
-    f, failure = run(CorruptAfter(), config(check_every=100), ["santos"])
-    assert failure is not None and failure.kind == "check"
+    f, failure = run(CorruptAfter(), config(check_every=100, batch=5),
+                     ["santos"])
+    # The module's check (the fake runs the Python checker) after the
+    # batch that reaches 20 nodes.
+    assert failure is not None and failure.kind == "module"
     assert failure.what == "root-color"
     assert len(f.shrunk) == 20 and {c for c, _ in f.shrunk} == {"i"}
     assert failure.dump is not None
@@ -199,8 +207,8 @@ def test_module_check_is_consulted():
 class DropsKeySeven(FakeDebugfs):
     """Inserts 8 when asked for 7, and says ok."""
 
-    def _op(self, rb, info, op, key):
-        return super()._op(rb, info, op, 8 if op == "i" and key == 7
+    def _do(self, rb, info, op, key):
+        return super()._do(rb, info, op, 8 if op == "i" and key == 7
                            else key)
 
 
@@ -248,10 +256,11 @@ def frames_of(tmp_path, tree):
 def test_batches_end_at_every_frame_only_with_frames():
     def chunks(**kw):
         return [len(codes) for codes, _ in fuzz.generate(config(**kw))]
-    assert chunks(ops=1000, check_every=1000) == [1000]
-    assert chunks(ops=1000, check_every=1000, snapshots_every=300) == [1000]
-    assert chunks(ops=1000, check_every=400, snapshots_every=300,
+    assert chunks(ops=1000, batch=1000) == [1000]
+    assert chunks(ops=1000, batch=1000, snapshots_every=300) == [1000]
+    assert chunks(ops=1000, batch=400, snapshots_every=300,
                   out="x") == [300, 100, 200, 200, 100, 100]
+    assert chunks(ops=1000) == [256, 256, 256, 232]
 
 
 def test_frames_every_k_ops_per_tree(tmp_path, viz):
@@ -346,7 +355,7 @@ def test_parse_helpers():
 
 
 def test_failure_dump_round_trips(tmp_path):
-    f, failure = run(CorruptAfter(), config(check_every=100), ["santos"],
+    f, failure = run(CorruptAfter(), config(batch=10), ["santos"],
                      tmp_path=tmp_path)
     text = open(f.repro[:-5] + ".dump").read()
     assert parse_dump(text).nodes[parse_dump(text).root].color == "R"
@@ -361,7 +370,235 @@ def test_failure_snapshot_via_viz(tmp_path, monkeypatch):
     pytest.importorskip("rbtiviz.render")
     if not shutil.which("dot"):
         pytest.skip("no dot")
-    f, failure = run(CorruptAfter(), config(check_every=100), ["santos"],
+    f, failure = run(CorruptAfter(), config(batch=10), ["santos"],
                      tmp_path=tmp_path)
     svg = f.repro[:-5] + ".svg"
     assert open(svg).read().lstrip().startswith(("<?xml", "<svg"))
+
+
+# -- issue 12: seeds, key generators, phases, single-op files, stats ----
+
+def test_seed_is_random_by_default_printed_first_and_reusable(capsys):
+    import io
+    log = io.StringIO()
+    cfg = fuzz.Config(ops=300, progress=0)
+    f = fuzz.Fuzzer(FakeDebugfs(), [INFO["santos"]], cfg, log=log)
+    assert f.run() is None
+    seed = cfg.seed
+    assert isinstance(seed, int)
+    assert log.getvalue().splitlines()[0] == \
+        f"rbti fuzz: seed {seed} (rerun with --seed {seed})"
+    again = fuzz.Config(ops=300, seed=seed)
+    assert list(fuzz.generate(again)) == list(fuzz.generate(
+        fuzz.Config(ops=300, seed=seed)))
+    seeds = {fuzz.resolve_seed(fuzz.Config()) for _ in range(5)}
+    assert len(seeds) > 1
+
+
+def all_ops(**kw):
+    return [op for codes, keys in fuzz.generate(fuzz.Config(**kw))
+            for op in zip(codes, keys)]
+
+
+def test_default_sequence_covers_the_key_space_and_routes():
+    ops = all_ops(ops=60000, seed=3)
+    assert len(ops) == 60000
+    keys = [k for _, k in ops]
+    assert min(keys) == -2**63 and max(keys) == 2**63 - 1
+    for special in fuzz.SPECIAL_KEYS:
+        assert special in keys
+    # Dense small keys, and keys in the middle of s64 too.
+    assert sum(0 <= k <= 255 for k in keys) > 10000
+    assert sum(abs(k) > 2**40 for k in keys) > 1000
+    codes = {c for c, _ in ops}
+    assert codes == set("ifenIFEN")
+    singles = sum(c.isupper() for c, _ in ops)
+    assert 60000 // 256 < singles < 60000 // 64
+    # near at and beyond the extremes.
+    assert ("n", -2**63) in ops and ("n", 2**63 - 1) in ops
+
+
+def test_full_range_keys_do_not_overflow():
+    ops = all_ops(ops=5000, seed=1, key_mode="full", keys=(-2**63,
+                                                          2**63 - 1))
+    assert all(-2**63 <= k < 2**63 for _, k in ops)
+    ops = all_ops(ops=2000, seed=1, key_mode="dense", phases=False,
+                  keys=(-2**63, 2**63 - 1))
+    assert len({k for _, k in ops}) > 1900
+
+
+def test_phases_reach_empty_and_run_in_order():
+    """Replay the stream on a model: drains empty the tree, runs ascend
+    and descend."""
+    from rbtilib.model import Model
+    cfg = fuzz.Config(ops=40000, seed=5)
+    model = Model(frozenset({"dup"}))
+    empty_after_growth = False
+    ops = all_ops(ops=40000, seed=5)
+    for code, key in ops:
+        code = code.lower()
+        if code == "i":
+            model.add(key, 0)
+        elif code == "e":
+            model.erase(key)
+        if len(model) == 0 and model.keys == [] and code == "e":
+            empty_after_growth = True
+    assert empty_after_growth
+    runs = [ops[i:i + 30] for i in range(0, len(ops) - 30)
+            if all(c == "i" for c, _ in ops[i:i + 30])]
+    assert any(all(b[1] == a[1] + 1 for a, b in zip(r, r[1:])) for r in runs)
+    assert any(all(b[1] == a[1] - 1 for a, b in zip(r, r[1:])) for r in runs)
+    assert cfg.seed == 5
+
+
+def test_grow_phase_makes_a_large_tree():
+    cfg = config(ops=6000, grow=5000, phases=True, key_mode="mixed",
+                 batch=1024, single=64)
+    f, failure = run(FakeDebugfs(), cfg, ["santos", "mainline"])
+    assert failure is None
+    assert f.stats.max_nodes >= 4990
+    assert f.stats.single_ops > 0
+
+
+def test_default_run_passes_on_every_tree():
+    cfg = fuzz.Config(ops=8000, seed=2, progress=0)
+    f, failure = run(FakeDebugfs(), cfg)
+    assert failure is None, failure
+    assert f.stats.single_ops > 0 and f.stats.module_checks >= 7 * 31
+
+
+class WrongCounter(FakeDebugfs):
+    def stats(self, name):
+        out = super().stats(name)
+        out["erases"] = max(0, out["erases"] - 1)
+        return out
+
+
+def test_stats_are_compared_with_the_model():
+    _, failure = run(WrongCounter(), config(), ["santos"])
+    assert failure is not None and failure.kind == "stats"
+    assert failure.what == "erases"
+
+
+def test_stats_match_on_the_fake():
+    drv = FakeDebugfs()
+    drv.insert("santos", [1, 2, 3])
+    assert drv.stats("santos")["inserts"] == 3
+
+
+def garbage_ids(tree, op, key, line):
+    return line.replace("ok ", "ok x") if op == "i" else line
+
+
+def test_unparseable_reply_is_a_failure_with_a_repro(tmp_path):
+    f, failure = run(FakeDebugfs(fault=garbage_ids), config(), ["santos"],
+                     tmp_path=tmp_path)
+    assert failure is not None and failure.kind == "reply"
+    assert "unparseable" in failure.message
+    assert f.repro and fuzz.read_repro(f.repro)["ops"] == [["i", 0]] or \
+        len(f.shrunk) == 1
+
+
+class NearFileOffByOne(FakeDebugfs):
+    """Only the single-op ``near`` file is wrong."""
+
+    def query(self, name, what, key):
+        nid, found = super().query(name, what, key)
+        return (nid, found + 1) if what == "near" else (nid, found)
+
+
+def test_single_op_files_are_fuzzed():
+    cfg = config(single=8)
+    f, failure = run(NearFileOffByOne(), cfg, ["santos"])
+    assert failure is not None and failure.kind == "mismatch"
+    assert failure.what == "N"
+    assert [c for c, _ in f.shrunk] == ["i", "N"] or \
+        [c for c, _ in f.shrunk] == ["I", "N"]
+    _, ok = run(FakeDebugfs(), cfg, ["santos"])
+    assert ok is None
+
+
+def _leftmost(rb):
+    first = rb.root
+    while first and first.left:
+        first = first.left
+    return first
+
+
+class StaleLeftmost(FakeDebugfs):
+    """A simulated mutant: erasing the minimum leaves the cached leftmost
+    pointing at the erased node until a new minimum is inserted."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.stale = {}
+
+    def _do(self, rb, info, op, key):
+        name = info.name
+        first = _leftmost(rb)
+        line = super()._do(rb, info, op, key)
+        if op == "e" and first is not None and line == f"erased {first.id}":
+            self.stale.setdefault(name, first.id)
+        if op == "i" and line.startswith("ok ") and \
+                _leftmost(rb).id == int(line.split()[1]):
+            self.stale.pop(name, None)
+        return line
+
+    def dump(self, name):
+        tree = super().dump(name)
+        if name in self.stale and "leftmost" in tree.flags and tree.nodes:
+            tree.leftmost = self.stale[name]
+        return tree
+
+    def clear(self, name):
+        super().clear(name)
+        self.stale.pop(name, None)
+
+
+def test_stale_leftmost_mutant_caught_on_ten_seeds():
+    caught = 0
+    for seed in range(1, 11):
+        cfg = fuzz.Config(ops=10000, seed=seed, progress=0,
+                          shrink_tests=50)
+        _, failure = run(StaleLeftmost(), cfg, ["santos"])
+        caught += failure is not None and failure.what in ("leftmost",
+                                                           "dump")
+    assert caught == 10
+
+
+def test_shrinker_memoizes_and_renames_keys(tmp_path):
+    calls = []
+
+    class Counting(FakeDebugfs):
+        def clear(self, name):
+            calls.append(name)
+            super().clear(name)
+
+    drv = Counting(fault=off_by_one_near)
+    ops = [("i", 10**15), ("i", -10**12), ("f", 5), ("n", -10**13),
+           ("i", 7)] * 3
+    failure = fuzz.replay_ops(drv, INFO["santos"], ops)
+    assert failure is not None and failure.what == "n"
+    notes = []
+    calls.clear()
+    small, final = fuzz.shrink(drv, INFO["santos"], ops, failure,
+                               progress=notes.append)
+    assert [c for c, _ in small] == ["i", "n"]
+    assert sorted(k for _, k in small) == [0, 1]
+    assert final.what == "n"
+    assert fuzz.rank_keys([("i", 50), ("n", -3), ("e", 50)]) == \
+        [("i", 1), ("n", 0), ("e", 1)]
+    # Every distinct list replayed once: fewer replays than ddmin tests.
+    assert len(calls) < 60
+
+
+def test_module_mutants_all_apply():
+    """kmod/tests/mutants: every search text is found exactly once."""
+    import subprocess
+    import sys
+    run_py = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
+                          "kmod", "tests", "mutants", "run")
+    done = subprocess.run([sys.executable, run_py, "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("ok - ") >= 7

@@ -23,7 +23,8 @@ def load():
 def test_guest_tests_pass_on_the_fake(tmp_path, capsys):
     gt = load()
     args = gt.parser().parse_args(["--big-ops", "20000", "--out",
-                                   str(tmp_path)])
+                                   str(tmp_path), "--big-tree-nodes",
+                                   "3000"])
     driver = FakeDebugfs()
     res = gt.run(driver, args)
     out = capsys.readouterr().out
@@ -31,7 +32,22 @@ def test_guest_tests_pass_on_the_fake(tmp_path, capsys):
     assert res.passed > 150
     assert "not ok" not in out
     assert "wrong model: fuzz detects it" in out
+    # The shape commands run on a module with the 'nodes' line ...
+    assert "corrupt share" in out and "corrupt cycle" in out
+    assert "detach" in out and "is listed as lost" in out
+    assert "big trees: santos,mainline grown to 3000 nodes" in out
+    assert "big fuzz seed" in out
     assert driver.get_param("allow_corrupt") == "0"
+
+
+def test_shape_cases_skipped_on_an_old_module(tmp_path, capsys):
+    gt = load()
+    args = gt.parser().parse_args(["--big-ops", "0", "--out",
+                                   str(tmp_path)])
+    res = gt.run(FakeDebugfs(allocated=False), args)
+    out = capsys.readouterr().out
+    assert res.failed == 0, out
+    assert "SKIP shape corruption" in out and "corrupt share" not in out
 
 
 def test_guest_tests_catch_a_broken_fake(tmp_path, capsys):

@@ -1,0 +1,206 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Mutation test of the checker (issue 12).
+
+Valid trees get random edits (child and parent links, colours, keys,
+caches, aug, header fields); each mutant goes through the dump text and
+the parser like a real dump, and :func:`check` must flag it exactly when
+:func:`simple_valid`, a deliberately plain validator written here from the
+contract's definitions and sharing no code with the checker, rejects it.
+
+Hypothesis draws the trees and a seed; each example makes MUTANTS_PER
+mutants from the seed, so the run covers EXAMPLES * MUTANTS_PER
+(>= 10,000) mutants, deterministically (derandomize, no database).
+"""
+
+import dataclasses
+import random
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from rbtilib.checker import check
+from rbtilib.dump import UNKNOWN, Tree, format_dump, parse_dump
+from rbtilib.testing import CONTRACT_TREES, build_tree, redump
+
+EXAMPLES = 500
+MUTANTS_PER = 40
+S64_MIN, S64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def simple_valid(t: Tree) -> bool:
+    """True if *t* is a valid red-black tree under its flags.
+
+    Written the obvious recursive way; trees here are small.
+    """
+    pool = {**t.nodes, **t.lost}
+    seen: list = []
+    entered: set = set()
+
+    def collect(ref) -> bool:
+        """In-order ids into *seen*; False on a bad or repeated link."""
+        if ref is None:
+            return True
+        if ref is UNKNOWN or ref not in pool or ref in entered:
+            return False
+        entered.add(ref)
+        node = pool[ref]
+        for child in (node.left, node.right):
+            if child is not None and child in pool and \
+                    pool[child].parent != ref:
+                return False
+        if not collect(node.left):
+            return False
+        seen.append(ref)
+        return collect(node.right)
+
+    if not collect(t.root) or sorted(seen) != sorted(pool):
+        return False
+    if t.allocated is not None and t.allocated != len(pool):
+        return False
+    if t.root is not None and (pool[t.root].parent is not None
+                               or pool[t.root].color != "B"):
+        return False
+
+    def black_height(ref) -> int | None:
+        if ref is None:
+            return 0
+        node = pool[ref]
+        left, right = black_height(node.left), black_height(node.right)
+        if left is None or left != right:
+            return None
+        return left + (node.color == "B")
+
+    if black_height(t.root) is None:
+        return False
+    for nid in seen:
+        node = pool[nid]
+        for child in (node.left, node.right):
+            if node.color == "R" and child is not None and \
+                    pool[child].color == "R":
+                return False
+
+    def size(ref) -> int:
+        return 0 if ref is None else \
+            1 + size(pool[ref].left) + size(pool[ref].right)
+
+    def height(ref) -> int:
+        return 0 if ref is None else \
+            1 + max(height(pool[ref].left), height(pool[ref].right))
+
+    pairs = [(pool[nid].key, nid) for nid in seen]
+    if "dup" in t.flags:
+        if any(a >= b for a, b in zip(pairs, pairs[1:])):
+            return False
+    elif any(a[0] >= b[0] for a, b in zip(pairs, pairs[1:])):
+        return False
+    if "augmented" in t.flags and any(pool[n].aug != size(n) for n in seen):
+        return False
+    if t.count != len(seen) or t.height != height(t.root):
+        return False
+    for flag, want in (("leftmost", seen[0] if seen else None),
+                       ("rightmost", seen[-1] if seen else None)):
+        if flag in t.flags and getattr(t, flag) != want:
+            return False
+    return True
+
+
+def _key_edit(rng: random.Random, tree: Tree, key: int) -> int:
+    return max(S64_MIN, min(S64_MAX, _new_key(rng, tree, key)))
+
+
+def _new_key(rng: random.Random, tree: Tree, key: int) -> int:
+    keys = sorted(n.key for n in tree.nodes.values())
+    pick = rng.randrange(6)
+    if pick == 0:
+        return key + rng.choice((-1, 1))
+    if pick == 1:
+        return rng.choice(keys)
+    if pick == 2:
+        return rng.choice((S64_MIN, S64_MAX, 0, -1, 1))
+    if pick == 3:
+        return rng.randint(S64_MIN, S64_MAX)
+    # Often harmless: move the key inside the gap to its neighbours.
+    below = max((k for k in keys if k < key), default=key - 10)
+    above = min((k for k in keys if k > key), default=key + 10)
+    return rng.randint(below, above)
+
+
+def mutate(rng: random.Random, tree: Tree) -> Tree:
+    """One to three random edits of *tree* (a copy), then re-dumped."""
+    tree = dataclasses.replace(tree, nodes=dict(tree.nodes),
+                               lost=dict(tree.lost))
+    ids = list(tree.nodes)
+    header_edits = []
+    for _ in range(rng.choice((1, 1, 1, 2, 3))):
+        what = rng.choice(("link", "link", "link", "color", "color", "key",
+                           "key", "cache", "count", "aug", "height",
+                           "root", "same"))
+        nid = rng.choice(ids)
+        node = tree.nodes[nid]
+        if what == "link":
+            side = rng.choice(("left", "right", "parent"))
+            target = rng.choice(ids + [None, None, nid, UNKNOWN])
+            tree.nodes[nid] = dataclasses.replace(node, **{side: target})
+        elif what == "same":
+            side = rng.choice(("left", "right", "parent"))
+            tree.nodes[nid] = dataclasses.replace(
+                node, **{side: getattr(node, side)})
+        elif what == "color":
+            tree.nodes[nid] = dataclasses.replace(
+                node, color="R" if node.color == "B" else "B")
+        elif what == "key":
+            tree.nodes[nid] = dataclasses.replace(
+                node, key=_key_edit(rng, tree, node.key))
+        elif what == "aug" and "augmented" in tree.flags:
+            tree.nodes[nid] = dataclasses.replace(
+                node, aug=node.aug + rng.choice((-1, 1, 2)))
+        elif what == "root":
+            tree.root = rng.choice(ids + [None])
+        elif what in ("cache", "count", "height"):
+            header_edits.append(what)
+    out = redump(tree)
+    for what in header_edits:
+        if what == "count":
+            out.count = max(0, out.count + rng.choice((-1, 1)))
+        elif what == "height":
+            out.height = max(0, out.height + rng.choice((-1, 1)))
+        else:
+            caches = [c for c in ("leftmost", "rightmost") if c in out.flags]
+            if caches:
+                setattr(out, rng.choice(caches),
+                        rng.choice(ids + [None]))
+    return out
+
+
+TALLY = {"mutants": 0, "rejected": 0}
+
+
+@settings(max_examples=EXAMPLES, derandomize=True, database=None,
+          deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(CONTRACT_TREES),
+       st.lists(st.integers(0, 24), min_size=1, max_size=28),
+       st.integers(0, 2**32 - 1))
+def test_check_flags_exactly_the_invalid_mutants(info, keys, seed):
+    tree = build_tree(keys, info, erase=keys[::5], allocated=True)
+    if not tree.nodes:
+        return
+    assert simple_valid(tree) and check(tree) == []
+    rng = random.Random(seed)
+    for _ in range(MUTANTS_PER):
+        mutant = parse_dump(format_dump(mutate(rng, tree)))
+        found = check(mutant)
+        valid = simple_valid(mutant)
+        assert (found == []) == valid, (
+            f"checker says {found[:1] or 'ok'}, simple validator says "
+            f"{'valid' if valid else 'invalid'}:\n{format_dump(mutant)}")
+        TALLY["mutants"] += 1
+        TALLY["rejected"] += not valid
+
+
+def test_enough_mutants_both_ways():
+    """Runs after the property: >= 10,000 mutants, both verdicts seen."""
+    if TALLY["mutants"] == 0:
+        test_check_flags_exactly_the_invalid_mutants()
+    assert TALLY["mutants"] >= 10000, TALLY
+    accepted = TALLY["mutants"] - TALLY["rejected"]
+    assert accepted >= TALLY["mutants"] // 20, TALLY
+    assert TALLY["rejected"] >= TALLY["mutants"] // 2, TALLY
