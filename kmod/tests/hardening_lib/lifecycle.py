@@ -24,7 +24,8 @@ from .tap import Reporter
 UNLOAD_PATIENCE = 30.0
 """Seconds of delete_module retries while another process holds files."""
 
-DEFAULTS = {"max_nodes": {"1048576"}, "allow_corrupt": {"0", "N"}}
+DEFAULTS = {"max_nodes": {"1048576"}, "max_total_nodes": {"2097152"},
+            "allow_corrupt": {"0", "N"}}
 """The module's parameter defaults (DEBUGFS.md; a bool reads N)."""
 
 
