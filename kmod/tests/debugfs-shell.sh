@@ -28,7 +28,7 @@ fi
 
 D=${RBTI_DEBUGFS:-/sys/kernel/debug/rbtree_inspector}
 P=${RBTI_PARAMS:-/sys/module/rbtree_inspector/parameters}
-TREES="overstreet overstreet_dup santos santos_dup santos_aug santos_replace mainline"
+TREES=${RBTI_SHELL_TREES:-"overstreet overstreet_dup santos santos_dup santos_aug santos_replace mainline"}
 FILES="insert find erase near dump stats check clear ops corrupt"
 KEYS15="1 2 3 4 5 6 7 8 9 10 11 12 13 14 15"
 
@@ -917,27 +917,35 @@ if [ ! -d "$D" ]; then
 	exit 1
 fi
 
-for t in $TREES; do
-	test_nodata "$t"
-done
-test_layout
-for t in $TREES; do
-	test_basic "$t"
-	test_duplicates "$t"
-	test_ops "$t"
-done
-test_parsing
-test_max_nodes
-test_dump_format
-test_corrupt_denied
-test_corrupt_classes
-test_corrupt_errnos
-test_shape
-test_dup_order
-test_query_files
-test_dump_stale
-test_hints
-test_total_nodes
+# RBTI_SHELL_ONLY="test_shape test_hints ...": run only these (development).
+if [ -n "${RBTI_SHELL_ONLY:-}" ]; then
+	get "$D/trees" >"$TMP/trees"
+	for f in $RBTI_SHELL_ONLY; do
+		"$f"
+	done
+else
+	for t in $TREES; do
+		test_nodata "$t"
+	done
+	test_layout
+	for t in $TREES; do
+		test_basic "$t"
+		test_duplicates "$t"
+		test_ops "$t"
+	done
+	test_parsing
+	test_max_nodes
+	test_dump_format
+	test_corrupt_denied
+	test_corrupt_classes
+	test_corrupt_errnos
+	test_shape
+	test_dup_order
+	test_query_files
+	test_dump_stale
+	test_hints
+	test_total_nodes
+fi
 
 # Leave every tree populated, one of them corrupted, for rmmod to free
 # (the guest harness runs kmemleak after it).
