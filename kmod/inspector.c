@@ -117,18 +117,24 @@ static int rbti_parse_key(const char *tok, s64 *key)
 	return kstrtos64(tok, 10, key) ? -EINVAL : 0;
 }
 
+/* At least @min and at most @max keys, their number in *@n. */
+static int rbti_parse_some(char *s, s64 *keys, unsigned int min,
+			   unsigned int max, unsigned int *n)
+{
+	char *tok;
+
+	for (*n = 0; (tok = rbti_token(&s)); (*n)++)
+		if (*n == max || rbti_parse_key(tok, &keys[*n]))
+			return -EINVAL;
+	return *n < min ? -EINVAL : 0;
+}
+
 /* Exactly @n keys and nothing else. */
 static int rbti_parse_args(char *s, s64 *keys, unsigned int n)
 {
-	unsigned int i;
-	char *tok;
+	unsigned int got;
 
-	for (i = 0; i < n; i++) {
-		tok = rbti_token(&s);
-		if (!tok || rbti_parse_key(tok, &keys[i]))
-			return -EINVAL;
-	}
-	return rbti_token(&s) ? -EINVAL : 0;
+	return rbti_parse_some(s, keys, n, n, &got);
 }
 
 /**
@@ -801,18 +807,17 @@ static int rbti_query(struct rbti_tree *t, char *buf, bool near, char *line)
 	struct rbti_result *last = near ? &t->near : &t->found;
 	struct rbti_op op = { .cmd = near ? 'n' : 'f' };
 	struct rbti_node *n;
-	s64 args[2];
+	unsigned int nargs;
+	s64 args[2] = { 0, 0 };
 	int ret;
 
-	ret = rbti_parse_args(buf, args, 1);
-	if (ret && near && t->ops->near_hint) {
-		ret = rbti_parse_args(buf, args, 2);
-		op.hinted = true;
-		op.hint = args[1];
-	}
+	ret = rbti_parse_some(buf, args, 1, near && t->ops->near_hint ? 2 : 1,
+			      &nargs);
 	if (ret)
 		return ret;
 	op.key = args[0];
+	op.hinted = nargs == 2;
+	op.hint = args[1];
 	mutex_lock(&t->lock);
 	ret = -EUCLEAN;
 	if (t->shape || (op.hinted && t->corrupt))
@@ -1394,7 +1399,7 @@ static int rbti_parse_ops(char *s, bool hints, struct rbti_op **opsp,
 	size_t n = 0, max = 1;
 	struct rbti_op *ops;
 	char *line, *cmd;
-	s64 args[2];
+	s64 args[2] = { 0, 0 };
 
 	for (line = s; (line = strchr(line, '\n')); line++)
 		max++;
