@@ -497,8 +497,14 @@ static int rbti_erase(struct rbti_tree *t, char *buf)
 
 static int rbti_clear(struct rbti_tree *t, char *buf)
 {
-	if (!rbti_token(&buf) || rbti_token(&buf))
+	char *tok = rbti_token(&buf);
+
+	if (!tok || rbti_token(&buf))
 		return -EINVAL;
+	/* Printable ASCII only: a blank of another kind is not a token. */
+	for (; *tok; tok++)
+		if (*tok <= ' ' || *tok >= 0x7f)
+			return -EINVAL;
 	mutex_lock(&t->lock);
 	rbti_free_all(t);
 	t->corrupt = false;
