@@ -13,12 +13,14 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bsearch.h>
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rbtree_augmented.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -31,6 +33,10 @@
 static unsigned long max_nodes = 1048576;
 module_param(max_nodes, ulong, 0600);
 MODULE_PARM_DESC(max_nodes, "maximum number of nodes per tree (default 1048576)");
+
+static unsigned long max_total_nodes = 2097152;
+module_param(max_total_nodes, ulong, 0600);
+MODULE_PARM_DESC(max_total_nodes, "maximum number of nodes in all trees together (default 2097152)");
 
 static bool allow_corrupt;
 module_param(allow_corrupt, bool, 0600);
@@ -74,25 +80,6 @@ static void rbti_seq_flags(struct seq_file *m, unsigned int flags)
 	}
 }
 
-/* " ID" of a node the caller knows to be in the tree, or " -". */
-static void rbti_seq_id(struct seq_file *m, struct rb_node *rb)
-{
-	if (rb)
-		seq_printf(m, " %llu", rbti_entry(rb)->id);
-	else
-		seq_puts(m, " -");
-}
-
-/* As rbti_seq_id(), for a pointer that may be wrong: " ?" if not a node. */
-static void rbti_seq_ref(struct seq_file *m, const struct rb_root *root,
-			 struct rbti_walk *w, struct rb_node *rb)
-{
-	if (rb && !rbti_contains(root, w, rb))
-		seq_puts(m, " ?");
-	else
-		rbti_seq_id(m, rb);
-}
-
 /* The count the tree reports: its cache if it has one. */
 static unsigned long rbti_count(const struct rbti_tree *t)
 {
@@ -101,15 +88,23 @@ static unsigned long rbti_count(const struct rbti_tree *t)
 
 /* --- Parsing --- */
 
-/* Cut the next whitespace-separated token out of *s; NULL if none left. */
+/* Keys are separated by ASCII space, tab and newline only. */
+static bool rbti_is_sep(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* Cut the next separated token out of *s; NULL if none left. */
 static char *rbti_token(char **s)
 {
-	char *tok = skip_spaces(*s), *end = tok;
+	char *tok = *s, *end;
 
+	while (rbti_is_sep(*tok))
+		tok++;
 	if (!*tok)
 		return NULL;
-	while (*end && !isspace(*end))
-		end++;
+	for (end = tok; *end && !rbti_is_sep(*end); end++)
+		;
 	if (*end)
 		*end++ = '\0';
 	*s = end;
@@ -122,42 +117,80 @@ static int rbti_parse_key(const char *tok, s64 *key)
 	return kstrtos64(tok, 10, key) ? -EINVAL : 0;
 }
 
+/* At least @min and at most @max keys, their number in *@n. */
+static int rbti_parse_some(char *s, s64 *keys, unsigned int min,
+			   unsigned int max, unsigned int *n)
+{
+	char *tok;
+
+	for (*n = 0; (tok = rbti_token(&s)); (*n)++)
+		if (*n == max || rbti_parse_key(tok, &keys[*n]))
+			return -EINVAL;
+	return *n < min ? -EINVAL : 0;
+}
+
 /* Exactly @n keys and nothing else. */
 static int rbti_parse_args(char *s, s64 *keys, unsigned int n)
 {
-	unsigned int i;
-	char *tok;
+	unsigned int got;
 
-	for (i = 0; i < n; i++) {
-		tok = rbti_token(&s);
-		if (!tok || rbti_parse_key(tok, &keys[i]))
-			return -EINVAL;
-	}
-	return rbti_token(&s) ? -EINVAL : 0;
+	return rbti_parse_some(s, keys, n, n, &got);
 }
 
-/* Any number of keys, at least one; *keysp to be kvfree()d. */
-static int rbti_parse_keys(char *s, s64 **keysp, size_t *np)
+/**
+ * struct rbti_op - one operation of an `ops` batch or an `insert` write
+ * @cmd: 'i', 'f', 'e' or 'n'
+ * @hinted: @hint names the node to start from (Santos trees)
+ * @key: the key
+ * @hint: the key of the hint node
+ */
+struct rbti_op {
+	char cmd;
+	bool hinted;
+	s64 key;
+	s64 hint;
+};
+
+/* An `insert` token: KEY, or KEY@HINTKEY where @hints. */
+static int rbti_parse_insert(char *tok, struct rbti_op *op, bool hints)
+{
+	char *at = strchr(tok, '@');
+
+	op->cmd = 'i';
+	op->hinted = at;
+	if (at) {
+		if (!hints)
+			return -EINVAL;
+		*at = '\0';
+		if (rbti_parse_key(at + 1, &op->hint))
+			return -EINVAL;
+	}
+	return rbti_parse_key(tok, &op->key);
+}
+
+/* `insert`: any number of keys, at least one; *opsp to be kvfree()d. */
+static int rbti_parse_keys(char *s, bool hints, struct rbti_op **opsp,
+			   size_t *np)
 {
 	/* Each key takes a character and all but the last a separator. */
 	size_t n = 0, max = strlen(s) / 2 + 1;
-	s64 *keys;
+	struct rbti_op *ops;
 	char *tok;
 
-	keys = kvmalloc_array(max, sizeof(*keys), GFP_KERNEL);
-	if (!keys)
+	ops = kvmalloc_array(max, sizeof(*ops), GFP_KERNEL);
+	if (!ops)
 		return -ENOMEM;
 	while ((tok = rbti_token(&s))) {
-		if (rbti_parse_key(tok, &keys[n++])) {
-			kvfree(keys);
+		if (rbti_parse_insert(tok, &ops[n++], hints)) {
+			kvfree(ops);
 			return -EINVAL;
 		}
 	}
 	if (!n) {
-		kvfree(keys);
+		kvfree(ops);
 		return -EINVAL;
 	}
-	*keysp = keys;
+	*opsp = ops;
 	*np = n;
 	return 0;
 }
@@ -192,7 +225,10 @@ static int rbti_cmp_s64(const void *a, const void *b)
 	return rbti_cmp_keys(*(const s64 *)a, *(const s64 *)b);
 }
 
-/* --- Nodes --- */
+/* --- Nodes: allocated unlocked, counted per tree and module-wide --- */
+
+/* Nodes on every tree's list, plus those reserved for a running write. */
+static atomic_long_t rbti_total_nodes = ATOMIC_LONG_INIT(0);
 
 static void rbti_free_nodes(struct rbti_node **nodes, size_t n)
 {
@@ -205,6 +241,7 @@ static void rbti_free_nodes(struct rbti_node **nodes, size_t n)
 	kvfree(nodes);
 }
 
+/* @n nodes, allocated before the tree is locked; NULL on failure. */
 static struct rbti_node **rbti_alloc_nodes(size_t n)
 {
 	struct rbti_node **nodes;
@@ -219,42 +256,103 @@ static struct rbti_node **rbti_alloc_nodes(size_t n)
 			rbti_free_nodes(nodes, i);
 			return NULL;
 		}
+		if (!(i % 1024))
+			cond_resched();
 	}
 	return nodes;
 }
 
-/* Whether @new more nodes would take the tree past max_nodes. */
-static bool rbti_would_overflow(const struct rbti_tree *t, size_t new)
+/*
+ * Make room for @new more nodes in @t (locked): -ENOSPC past max_nodes or
+ * past max_total_nodes. The caller gives back what it does not use with
+ * rbti_unreserve().
+ */
+static int rbti_reserve(const struct rbti_tree *t, size_t new)
 {
 	unsigned long max = READ_ONCE(max_nodes);
+	unsigned long total = READ_ONCE(max_total_nodes);
 
-	return new > max || t->nodes > max - new;
+	if (new > max || t->nodes > max - new || new > total)
+		return -ENOSPC;
+	if ((unsigned long)atomic_long_add_return(new, &rbti_total_nodes) >
+	    total) {
+		atomic_long_sub(new, &rbti_total_nodes);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+static void rbti_unreserve(size_t unused)
+{
+	atomic_long_sub(unused, &rbti_total_nodes);
+}
+
+/* A node leaves the tree's list, to be freed by the caller. */
+static void rbti_unlist(struct rbti_tree *t, struct rbti_node *n)
+{
+	list_del(&n->list);
+	t->nodes--;
+	atomic_long_dec(&rbti_total_nodes);
+}
+
+/* Free every node of @t (locked) through its list, never its links. */
+static void rbti_free_all(struct rbti_tree *t)
+{
+	struct rbti_node *n, *tmp;
+	unsigned long i = 0;
+
+	list_for_each_entry_safe(n, tmp, &t->all, list) {
+		kfree(n);
+		if (!(++i % 1024))
+			cond_resched();
+	}
+	INIT_LIST_HEAD(&t->all);
+	atomic_long_sub(t->nodes, &rbti_total_nodes);
+	t->nodes = 0;
+	t->root = RB_ROOT;
+	t->leftmost = NULL;
+	t->rightmost = NULL;
+	t->count = 0;
 }
 
 /* --- Operations, tree locked --- */
 
-/*
- * Insert preallocated node @n with @key. Returns 0 if inserted, 1 if it
- * replaced a node (freed, its id in *@old_id), or -EEXIST.
- */
-static int rbti_do_insert(struct rbti_tree *t, struct rbti_node *n, s64 key,
-			  u64 *old_id)
+/* The node a hint key names (the first with that key), or NULL. */
+static struct rbti_node *rbti_hint(struct rbti_tree *t,
+				   const struct rbti_op *op)
 {
-	struct rbti_node *old;
+	return op->hinted ? t->ops->find(t, op->hint) : NULL;
+}
+
+/*
+ * Insert preallocated node @n with @op's key, from @op's hint if that key
+ * is present. Returns 0 if a node was added (it takes one reserved place),
+ * 1 if it replaced a node (freed, its id in *@old_id), or -EEXIST.
+ */
+static int rbti_do_insert(struct rbti_tree *t, struct rbti_node *n,
+			  const struct rbti_op *op, u64 *old_id)
+{
+	struct rbti_node *old, *hint = rbti_hint(t, op);
 	int ret;
 
-	n->key = key;
+	n->key = op->key;
 	n->id = t->next_id;
-	ret = t->ops->insert(t, n, &old);
+	if (hint)
+		ret = t->ops->insert_hint(t, n, hint, &old);
+	else
+		ret = t->ops->insert(t, n, &old);
 	if (ret)
 		return ret;
 	t->next_id++;
 	t->inserts++;
 	t->gen++;
+	list_add_tail(&n->list, &t->all);
 	if (!old) {
 		t->nodes++;
 		return 0;
 	}
+	/* The new node took the old one's place, and its reservation. */
+	list_del(&old->list);
 	*old_id = old->id;
 	kfree(old);
 	return 1;
@@ -266,23 +364,29 @@ static struct rbti_node *rbti_do_erase(struct rbti_tree *t, s64 key)
 	struct rbti_node *n = t->ops->erase(t, key);
 
 	if (n) {
-		t->nodes--;
+		rbti_unlist(t, n);
 		t->erases++;
 		t->gen++;
 	}
 	return n;
 }
 
-static struct rbti_node *rbti_do_find(struct rbti_tree *t, s64 key)
+static struct rbti_node *rbti_do_find(struct rbti_tree *t,
+				      const struct rbti_op *op)
 {
 	t->finds++;
-	return t->ops->find(t, key);
+	return t->ops->find(t, op->key);
 }
 
-static struct rbti_node *rbti_do_near(struct rbti_tree *t, s64 key)
+static struct rbti_node *rbti_do_near(struct rbti_tree *t,
+				      const struct rbti_op *op)
 {
+	struct rbti_node *hint = rbti_hint(t, op);
+
 	t->nears++;
-	return t->ops->near(t, key);
+	if (hint)
+		return t->ops->near_hint(t, op->key, hint);
+	return t->ops->near(t, op->key);
 }
 
 /* --- Commands: one write each, on an unlocked tree --- */
@@ -314,24 +418,28 @@ static long rbti_new_nodes(struct rbti_tree *t, const s64 *sorted, size_t n)
 static int rbti_insert(struct rbti_tree *t, char *buf)
 {
 	struct rbti_node **nodes = NULL;
-	s64 *keys, *sorted = NULL;
+	struct rbti_op *ops;
+	s64 *sorted = NULL;
+	size_t n, i, added = 0;
 	long new;
-	size_t n, i;
 	u64 old_id;
 	int ret;
 
-	ret = rbti_parse_keys(buf, &keys, &n);
+	ret = rbti_parse_keys(buf, t->ops->insert_hint, &ops, &n);
 	if (ret)
 		return ret;
 	if (t->ops->flags & RBTI_UNIQUE) {
 		sorted = kvmalloc_array(n, sizeof(*sorted), GFP_KERNEL);
 		if (!sorted) {
-			kvfree(keys);
+			kvfree(ops);
 			return -ENOMEM;
 		}
-		memcpy(sorted, keys, n * sizeof(*sorted));
+		for (i = 0; i < n; i++)
+			sorted[i] = ops[i].key;
 		sort(sorted, n, sizeof(*sorted), rbti_cmp_s64, NULL);
 	}
+	/* Allocated unlocked; the limits are checked under the lock. */
+	nodes = rbti_alloc_nodes(n);
 
 	mutex_lock(&t->lock);
 	ret = -EUCLEAN;
@@ -342,56 +450,29 @@ static int rbti_insert(struct rbti_tree *t, char *buf)
 		ret = new;
 		goto unlock;
 	}
-	ret = -ENOSPC;
-	if (rbti_would_overflow(t, new))
+	ret = rbti_reserve(t, new);
+	if (ret)
 		goto unlock;
 	ret = -ENOMEM;
-	nodes = rbti_alloc_nodes(n);
-	if (!nodes)
+	if (!nodes) {
+		rbti_unreserve(new);
 		goto unlock;
-	for (i = 0; i < n; i++)
-		if (!WARN_ON_ONCE(rbti_do_insert(t, nodes[i], keys[i],
-						 &old_id) < 0))
-			nodes[i] = NULL;
+	}
+	for (i = 0; i < n; i++) {
+		ret = rbti_do_insert(t, nodes[i], &ops[i], &old_id);
+		if (WARN_ON_ONCE(ret < 0))
+			continue;
+		nodes[i] = NULL;
+		added += !ret;
+	}
+	rbti_unreserve(new - min_t(size_t, new, added));
 	ret = 0;
 unlock:
 	mutex_unlock(&t->lock);
 	rbti_free_nodes(nodes, n);
 	kvfree(sorted);
-	kvfree(keys);
+	kvfree(ops);
 	return ret;
-}
-
-static int rbti_query(struct rbti_tree *t, char *buf,
-		      struct rbti_node *(*query)(struct rbti_tree *t, s64 key),
-		      struct rbti_result *res)
-{
-	struct rbti_node *n;
-	s64 key;
-	int ret;
-
-	ret = rbti_parse_args(buf, &key, 1);
-	if (ret)
-		return ret;
-	mutex_lock(&t->lock);
-	n = query(t, key);
-	if (n) {
-		res->valid = true;
-		res->id = n->id;
-		res->key = n->key;
-	}
-	mutex_unlock(&t->lock);
-	return n ? 0 : -ENOENT;
-}
-
-static int rbti_find(struct rbti_tree *t, char *buf)
-{
-	return rbti_query(t, buf, rbti_do_find, &t->found);
-}
-
-static int rbti_near(struct rbti_tree *t, char *buf)
-{
-	return rbti_query(t, buf, rbti_do_near, &t->near);
 }
 
 static int rbti_erase(struct rbti_tree *t, char *buf)
@@ -416,15 +497,18 @@ static int rbti_erase(struct rbti_tree *t, char *buf)
 
 static int rbti_clear(struct rbti_tree *t, char *buf)
 {
-	if (!rbti_token(&buf) || rbti_token(&buf))
+	char *tok = rbti_token(&buf);
+
+	if (!tok || rbti_token(&buf))
 		return -EINVAL;
+	/* Printable ASCII only: a blank of another kind is not a token. */
+	for (; *tok; tok++)
+		if (*tok <= ' ' || *tok >= 0x7f)
+			return -EINVAL;
 	mutex_lock(&t->lock);
-	rbti_free_all(&t->root);
-	t->leftmost = NULL;
-	t->rightmost = NULL;
-	t->count = 0;
-	t->nodes = 0;
+	rbti_free_all(t);
 	t->corrupt = false;
+	t->shape = false;
 	t->gen++;
 	mutex_unlock(&t->lock);
 	return 0;
@@ -506,11 +590,53 @@ static int rbti_break_aug(struct rbti_tree *t, struct rbti_node *n, s64 arg)
 	return 0;
 }
 
+/* The link from the node's parent to it, or NULL for the root. */
+static struct rb_node **rbti_parent_link(struct rbti_node *n)
+{
+	struct rb_node *parent = rb_parent(&n->rb);
+
+	if (!parent)
+		return NULL;
+	return parent->rb_left == &n->rb ? &parent->rb_left : &parent->rb_right;
+}
+
+/* Cut the node's subtree off: its nodes stay allocated, unreachable. */
+static int rbti_break_detach(struct rbti_tree *t, struct rbti_node *n,
+			     s64 arg)
+{
+	struct rb_node **link = rbti_parent_link(n);
+
+	if (!link)
+		return -EINVAL;
+	*link = NULL;
+	return 0;
+}
+
+/* The node's parent links to it twice; its other subtree is lost. */
+static int rbti_break_share(struct rbti_tree *t, struct rbti_node *n, s64 arg)
+{
+	struct rb_node *parent = rb_parent(&n->rb);
+
+	if (!parent)
+		return -EINVAL;
+	parent->rb_left = &n->rb;
+	parent->rb_right = &n->rb;
+	return 0;
+}
+
+/* The node's left link points up at its parent, or at itself (root). */
+static int rbti_break_cycle(struct rbti_tree *t, struct rbti_node *n, s64 arg)
+{
+	n->rb.rb_left = rb_parent(&n->rb) ?: &n->rb;
+	return 0;
+}
+
 /**
  * struct rbti_corruption - a `corrupt` command
  * @name: the command
  * @nargs: how many keys follow it: none, the node's, or also a new key
  * @needs: tree flag without which it does not apply (0: any tree)
+ * @shape: it breaks a child link: no search may run afterwards
  * @apply: break the tree (the node with the first key, if @nargs > 0;
  *	the second key, if @nargs > 1), or -EINVAL if it does not apply
  */
@@ -518,18 +644,22 @@ struct rbti_corruption {
 	const char *name;
 	unsigned int nargs;
 	unsigned int needs;
+	bool shape;
 	int (*apply)(struct rbti_tree *t, struct rbti_node *n, s64 arg);
 };
 
 static const struct rbti_corruption rbti_corruptions[] = {
-	{ "color",	1, 0,			rbti_break_color },
-	{ "black",	1, 0,			rbti_break_black },
-	{ "key",	2, 0,			rbti_break_key },
-	{ "parent",	1, 0,			rbti_break_parent },
-	{ "leftmost",	0, RBTI_LEFTMOST,	rbti_break_leftmost },
-	{ "rightmost",	0, RBTI_RIGHTMOST,	rbti_break_rightmost },
-	{ "count",	0, RBTI_COUNT,		rbti_break_count },
-	{ "aug",	1, RBTI_AUGMENTED,	rbti_break_aug },
+	{ "color",	1, 0,		false,	rbti_break_color },
+	{ "black",	1, 0,		false,	rbti_break_black },
+	{ "key",	2, 0,		false,	rbti_break_key },
+	{ "parent",	1, 0,		false,	rbti_break_parent },
+	{ "leftmost",	0, RBTI_LEFTMOST, false, rbti_break_leftmost },
+	{ "rightmost",	0, RBTI_RIGHTMOST, false, rbti_break_rightmost },
+	{ "count",	0, RBTI_COUNT,	false,	rbti_break_count },
+	{ "aug",	1, RBTI_AUGMENTED, false, rbti_break_aug },
+	{ "detach",	1, 0,		true,	rbti_break_detach },
+	{ "share",	1, 0,		true,	rbti_break_share },
+	{ "cycle",	1, 0,		true,	rbti_break_cycle },
 };
 
 static int rbti_corrupt(struct rbti_tree *t, char *buf)
@@ -565,6 +695,7 @@ static int rbti_corrupt(struct rbti_tree *t, char *buf)
 	ret = c->apply(t, n, args[1]);
 	if (!ret) {
 		t->corrupt = true;
+		t->shape = c->shape;
 		t->gen++;
 	}
 unlock:
@@ -572,7 +703,7 @@ unlock:
 	return ret;
 }
 
-/* --- Write-only and query files --- */
+/* --- Write-only files --- */
 
 static ssize_t rbti_write(struct file *file, const char __user *ubuf,
 			  size_t count, int (*cmd)(struct rbti_tree *t, char *buf))
@@ -587,33 +718,14 @@ static ssize_t rbti_write(struct file *file, const char __user *ubuf,
 	return ret ?: count;
 }
 
-static ssize_t rbti_result_read(struct rbti_tree *t,
-				const struct rbti_result *res,
-				char __user *ubuf, size_t count, loff_t *ppos)
-{
-	char line[48];
-	int len = 0;
-
-	mutex_lock(&t->lock);
-	if (res->valid)
-		len = scnprintf(line, sizeof(line), "%llu %lld\n",
-				res->id, res->key);
-	mutex_unlock(&t->lock);
-	if (!len)
-		return -ENODATA;
-	return simple_read_from_buffer(ubuf, count, ppos, line, len);
-}
-
-#define RBTI_WRITE_FOP(cmd)						\
+#define RBTI_WRITE_FOPS(cmd)						\
 static ssize_t rbti_##cmd##_write(struct file *file,			\
 				  const char __user *ubuf,		\
 				  size_t count, loff_t *ppos)		\
 {									\
 	return rbti_write(file, ubuf, count, rbti_##cmd);		\
-}
-
-#define RBTI_WRITE_FOPS(cmd)						\
-RBTI_WRITE_FOP(cmd)							\
+}									\
+									\
 static const struct file_operations rbti_##cmd##_fops = {		\
 	.owner = THIS_MODULE,						\
 	.open = simple_open,						\
@@ -621,40 +733,191 @@ static const struct file_operations rbti_##cmd##_fops = {		\
 	.llseek = noop_llseek,						\
 }
 
-#define RBTI_QUERY_FOPS(cmd)						\
-RBTI_WRITE_FOP(cmd)							\
-static const struct file_operations rbti_##cmd##_fops = {		\
-	.owner = THIS_MODULE,						\
-	.open = simple_open,						\
-	.read = rbti_##cmd##_read,					\
-	.write = rbti_##cmd##_write,					\
-	.llseek = default_llseek,					\
-}
-
-static ssize_t rbti_find_read(struct file *file, char __user *ubuf,
-			      size_t count, loff_t *ppos)
-{
-	struct rbti_tree *t = file->private_data;
-
-	return rbti_result_read(t, &t->found, ubuf, count, ppos);
-}
-
-static ssize_t rbti_near_read(struct file *file, char __user *ubuf,
-			      size_t count, loff_t *ppos)
-{
-	struct rbti_tree *t = file->private_data;
-
-	return rbti_result_read(t, &t->near, ubuf, count, ppos);
-}
-
 RBTI_WRITE_FOPS(insert);
 RBTI_WRITE_FOPS(erase);
 RBTI_WRITE_FOPS(clear);
 RBTI_WRITE_FOPS(corrupt);
-RBTI_QUERY_FOPS(find);
-RBTI_QUERY_FOPS(near);
+
+/* --- find and near: a result line per open file --- */
+
+/**
+ * struct rbti_query_file - an open `find` or `near` file
+ * @tree: the tree
+ * @near: this is `near`, not `find`
+ * @lock: protects @line and @len
+ * @line: the result line this descriptor reads
+ * @len: its length, 0 before the descriptor has one
+ *
+ * A successful write sets @line and also the tree's last result. A read
+ * on a descriptor without a line of its own takes a copy of the tree's
+ * last result first, so that `echo K > find; cat find` works; from then
+ * on every read of the descriptor sees that same line until its next
+ * successful write.
+ */
+struct rbti_query_file {
+	struct rbti_tree *tree;
+	bool near;
+	struct mutex lock;	/* protects line and len */
+	char line[RBTI_RESULT_MAX];
+	int len;
+};
+
+static int rbti_query_open(struct inode *inode, struct file *file, bool near)
+{
+	struct rbti_query_file *qf;
+
+	qf = kzalloc(sizeof(*qf), GFP_KERNEL);
+	if (!qf)
+		return -ENOMEM;
+	qf->tree = inode->i_private;
+	qf->near = near;
+	mutex_init(&qf->lock);
+	file->private_data = qf;
+	return 0;
+}
+
+static int rbti_find_open(struct inode *inode, struct file *file)
+{
+	return rbti_query_open(inode, file, false);
+}
+
+static int rbti_near_open(struct inode *inode, struct file *file)
+{
+	return rbti_query_open(inode, file, true);
+}
+
+static int rbti_query_release(struct inode *inode, struct file *file)
+{
+	struct rbti_query_file *qf = file->private_data;
+
+	mutex_destroy(&qf->lock);
+	kfree(qf);
+	return 0;
+}
+
+static int rbti_result_line(char *line, const struct rbti_result *res)
+{
+	if (!res->valid)
+		return 0;
+	return scnprintf(line, RBTI_RESULT_MAX, "%llu %lld\n", res->id,
+			 res->key);
+}
+
+/*
+ * `find KEY` or `near KEY [HINTKEY]`. Returns the line length, or an
+ * errno: EINVAL, EUCLEAN (after shape corruption; a hinted near on any
+ * corrupt tree, as the hint's climb follows parent pointers), ENOENT.
+ */
+static int rbti_query(struct rbti_tree *t, char *buf, bool near, char *line)
+{
+	struct rbti_result *last = near ? &t->near : &t->found;
+	struct rbti_op op = { .cmd = near ? 'n' : 'f' };
+	struct rbti_node *n;
+	unsigned int nargs;
+	s64 args[2] = { 0, 0 };
+	int ret;
+
+	ret = rbti_parse_some(buf, args, 1, near && t->ops->near_hint ? 2 : 1,
+			      &nargs);
+	if (ret)
+		return ret;
+	op.key = args[0];
+	op.hinted = nargs == 2;
+	op.hint = args[1];
+	mutex_lock(&t->lock);
+	ret = -EUCLEAN;
+	if (t->shape || (op.hinted && t->corrupt))
+		goto unlock;
+	n = near ? rbti_do_near(t, &op) : rbti_do_find(t, &op);
+	ret = -ENOENT;
+	if (!n)
+		goto unlock;
+	last->valid = true;
+	last->id = n->id;
+	last->key = n->key;
+	ret = rbti_result_line(line, last);
+unlock:
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+/*
+ * Like `ops`, a successful write moves the file position back to 0, so
+ * that write(); read() pairs on one descriptor read each answer whole.
+ */
+static ssize_t rbti_query_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	struct rbti_query_file *qf = file->private_data;
+	char line[RBTI_RESULT_MAX];
+	char *buf;
+	int ret;
+
+	buf = rbti_copy_command(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = rbti_query(qf->tree, buf, qf->near, line);
+	kvfree(buf);
+	if (ret < 0)
+		return ret;
+	mutex_lock(&qf->lock);
+	memcpy(qf->line, line, ret);
+	qf->len = ret;
+	*ppos = 0;
+	mutex_unlock(&qf->lock);
+	return count;
+}
+
+static ssize_t rbti_query_read(struct file *file, char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	struct rbti_query_file *qf = file->private_data;
+	struct rbti_tree *t = qf->tree;
+	ssize_t ret;
+
+	mutex_lock(&qf->lock);
+	if (!qf->len) {
+		mutex_lock(&t->lock);
+		qf->len = rbti_result_line(qf->line,
+					   qf->near ? &t->near : &t->found);
+		mutex_unlock(&t->lock);
+	}
+	ret = -ENODATA;
+	if (qf->len)
+		ret = simple_read_from_buffer(ubuf, count, ppos, qf->line,
+					      qf->len);
+	mutex_unlock(&qf->lock);
+	return ret;
+}
+
+static const struct file_operations rbti_find_fops = {
+	.owner = THIS_MODULE,
+	.open = rbti_find_open,
+	.read = rbti_query_read,
+	.write = rbti_query_write,
+	.llseek = default_llseek,
+	.release = rbti_query_release,
+};
+
+static const struct file_operations rbti_near_fops = {
+	.owner = THIS_MODULE,
+	.open = rbti_near_open,
+	.read = rbti_query_read,
+	.write = rbti_query_write,
+	.llseek = default_llseek,
+	.release = rbti_query_release,
+};
 
 /* --- Read-only reports --- */
+
+/* " ID" of a node the caller knows to be one of the tree's, or " -". */
+static void rbti_seq_id(struct seq_file *m, struct rb_node *rb)
+{
+	if (rb)
+		seq_printf(m, " %llu", rbti_entry(rb)->id);
+	else
+		seq_puts(m, " -");
+}
 
 static int rbti_stats_show(struct seq_file *m, void *unused)
 {
@@ -666,7 +929,7 @@ static int rbti_stats_show(struct seq_file *m, void *unused)
 		return -ENOMEM;
 	mutex_lock(&t->lock);
 	seq_printf(m, "count %lu\n", rbti_count(t));
-	seq_printf(m, "height %u\n", rbti_height(&t->root, w));
+	seq_printf(m, "height %u\n", rbti_height(t, w));
 	seq_printf(m, "black_height %u\n", rbti_black_height(&t->root));
 	seq_printf(m, "inserts %llu\n", t->inserts);
 	seq_printf(m, "erases %llu\n", t->erases);
@@ -718,216 +981,402 @@ static int rbti_trees_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(rbti_trees);
 
-/* --- dump: one seq_file record per line --- */
-
-/* What the record at rbti_dump.pos is. */
-enum rbti_dump_part {
-	RBTI_DUMP_HEADER,	/* line pos of the header */
-	RBTI_DUMP_NODE,		/* rbti_dump.node */
-	RBTI_DUMP_DEPTH,	/* "error depth" */
-	RBTI_DUMP_END,		/* "end N" */
-	RBTI_DUMP_DONE,		/* past the end */
-};
-
-#define RBTI_DUMP_HEADER_LINES	9
+/* --- dump: the text of one generation, shared by its readers --- */
 
 /**
- * struct rbti_dump - a dump in progress, kept between read() calls
+ * struct rbti_text - a tree's whole dump, built under its lock
+ * @ref: one per reader; the tree's rbti_tree.dump pointer holds none
  * @tree: the tree
- * @started: the walk has been set up
- * @gen: the tree's generation the walk belongs to
- * @pos: the record the walk is on
- * @part: what that record is
- * @nodes: node records before it
- * @node: the node, for %RBTI_DUMP_NODE
- * @walk: the preorder walk producing node records
- * @lookup: scratch walk to resolve pointers that may be wrong
- *
- * The tree is unlocked between read() calls. If its generation moved on,
- * @walk may hold freed nodes, so the walk restarts and skips to @pos.
+ * @gen: the tree's generation it shows
+ * @err: -ENOMEM if the buffer could not grow
+ * @len: bytes of text
+ * @size: bytes allocated
+ * @buf: the text
  */
-struct rbti_dump {
+struct rbti_text {
+	struct kref ref;
 	struct rbti_tree *tree;
-	bool started;
 	u64 gen;
-	loff_t pos;
-	enum rbti_dump_part part;
-	unsigned long nodes;
-	struct rb_node *node;
-	struct rbti_walk walk;
-	struct rbti_walk lookup;
+	int err;
+	size_t len, size;
+	char *buf;
 };
 
-static void rbti_dump_advance(struct rbti_dump *d)
+static bool rbti_text_grow(struct rbti_text *x)
 {
-	d->pos++;
-	switch (d->part) {
-	case RBTI_DUMP_HEADER:
-		if (d->pos < RBTI_DUMP_HEADER_LINES)
+	size_t size = x->size * 2;
+	char *buf;
+
+	buf = size > INT_MAX ? NULL : kvmalloc(size, GFP_KERNEL);
+	if (!buf) {
+		x->err = -ENOMEM;
+		return false;
+	}
+	memcpy(buf, x->buf, x->len);
+	kvfree(x->buf);
+	x->buf = buf;
+	x->size = size;
+	return true;
+}
+
+static __printf(2, 3) void rbti_text_printf(struct rbti_text *x,
+					    const char *fmt, ...)
+{
+	va_list args;
+	size_t len;
+
+	while (!x->err) {
+		va_start(args, fmt);
+		len = vsnprintf(x->buf + x->len, x->size - x->len, fmt, args);
+		va_end(args);
+		if (len < x->size - x->len) {
+			x->len += len;
 			return;
-		break;
-	case RBTI_DUMP_NODE:
-		d->nodes++;
-		break;
-	case RBTI_DUMP_DEPTH:
-		d->part = RBTI_DUMP_END;
-		return;
-	default:
-		d->part = RBTI_DUMP_DONE;
-		return;
+		}
+		rbti_text_grow(x);
 	}
-	d->node = rbti_walk_next(&d->walk);
-	if (d->node)
-		d->part = RBTI_DUMP_NODE;
+}
+
+/* Called with the tree locked, by kref_put_mutex(). */
+static void rbti_text_release(struct kref *ref)
+{
+	struct rbti_text *x = container_of(ref, struct rbti_text, ref);
+	struct rbti_tree *t = x->tree;
+
+	if (t->dump == x)
+		t->dump = NULL;
+	mutex_unlock(&t->lock);
+	kvfree(x->buf);
+	kfree(x);
+}
+
+static void rbti_text_put(struct rbti_text *x)
+{
+	if (x)
+		kref_put_mutex(&x->ref, rbti_text_release, &x->tree->lock);
+}
+
+/**
+ * struct rbti_dumper - building one dump
+ * @t: the tree, locked
+ * @x: the text
+ * @walk: the preorder walk that writes the node lines
+ * @sorted: the tree's nodes sorted by address, to name pointers that may
+ *	point anywhere; built the first time one is needed
+ * @nsorted: entries in @sorted
+ * @sort_err: @sorted could not be allocated
+ */
+struct rbti_dumper {
+	struct rbti_tree *t;
+	struct rbti_text *x;
+	struct rbti_walk walk;
+	struct rb_node **sorted;
+	size_t nsorted;
+	bool sort_err;
+};
+
+static int rbti_cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t l = (uintptr_t)*(struct rb_node * const *)a;
+	uintptr_t r = (uintptr_t)*(struct rb_node * const *)b;
+
+	return (l > r) - (l < r);
+}
+
+/* Whether @rb is one of the tree's nodes, without dereferencing it. */
+static bool rbti_is_node(struct rbti_dumper *d, struct rb_node *rb)
+{
+	struct rbti_node *n;
+	size_t i = 0;
+
+	if (!d->sorted && !d->sort_err) {
+		d->sorted = kvmalloc_array(d->t->nodes, sizeof(*d->sorted),
+					   GFP_KERNEL);
+		if (!d->sorted) {
+			d->sort_err = true;
+			d->x->err = -ENOMEM;
+			return false;
+		}
+		list_for_each_entry(n, &d->t->all, list)
+			d->sorted[i++] = &n->rb;
+		d->nsorted = i;
+		sort(d->sorted, i, sizeof(*d->sorted), rbti_cmp_ptr, NULL);
+	}
+	return d->sorted &&
+	       bsearch(&rb, d->sorted, d->nsorted, sizeof(*d->sorted),
+		       rbti_cmp_ptr);
+}
+
+/* " ID", " -" for NULL or " ?" for a pointer at no node of the tree. */
+static void rbti_text_ref(struct rbti_dumper *d, struct rb_node *rb,
+			  struct rb_node *known)
+{
+	if (!rb)
+		rbti_text_printf(d->x, " -");
+	else if (rb == known || rbti_is_node(d, rb))
+		rbti_text_printf(d->x, " %llu", rbti_entry(rb)->id);
 	else
-		d->part = d->walk.too_deep ? RBTI_DUMP_DEPTH : RBTI_DUMP_END;
+		rbti_text_printf(d->x, " ?");
 }
 
-static void rbti_dump_rewind(struct rbti_dump *d, loff_t pos)
+/* The end of the path that follows @left (or right) links from the root. */
+static struct rb_node *rbti_text_end(struct rbti_tree *t, bool left)
 {
-	d->started = true;
-	d->gen = d->tree->gen;
-	d->pos = 0;
-	d->part = RBTI_DUMP_HEADER;
-	d->nodes = 0;
-	rbti_walk_init(&d->walk, &d->tree->root);
-	while (d->pos < pos && d->part != RBTI_DUMP_DONE)
-		rbti_dump_advance(d);
+	struct rb_node *n = t->root.rb_node;
+	unsigned int depth;
+
+	for (depth = 1; n && depth < RBTI_MAX_DEPTH; depth++) {
+		if (!(left ? n->rb_left : n->rb_right))
+			break;
+		n = left ? n->rb_left : n->rb_right;
+	}
+	return n;
 }
 
-static void *rbti_dump_start(struct seq_file *m, loff_t *pos)
+static void rbti_text_flags(struct rbti_text *x, unsigned int flags)
 {
-	struct rbti_dump *d = m->private;
+	const char *sep = "";
+	unsigned int i;
 
-	mutex_lock(&d->tree->lock);
-	if (!d->started || d->gen != d->tree->gen || d->pos != *pos)
-		rbti_dump_rewind(d, *pos);
-	return d->part == RBTI_DUMP_DONE ? NULL : d;
+	if (!flags)
+		rbti_text_printf(x, "-");
+	for (i = 0; i < RBTI_NR_FLAGS; i++) {
+		if (flags & BIT(i)) {
+			rbti_text_printf(x, "%s%s", sep, rbti_flag_names[i]);
+			sep = ",";
+		}
+	}
 }
 
-static void *rbti_dump_next(struct seq_file *m, void *v, loff_t *pos)
+static void rbti_dump_header(struct rbti_dumper *d)
 {
-	struct rbti_dump *d = v;
-
-	rbti_dump_advance(d);
-	*pos = d->pos;
-	return d->part == RBTI_DUMP_DONE ? NULL : d;
-}
-
-static void rbti_dump_stop(struct seq_file *m, void *v)
-{
-	struct rbti_dump *d = m->private;
-
-	mutex_unlock(&d->tree->lock);
-}
-
-static void rbti_dump_header(struct seq_file *m, struct rbti_dump *d)
-{
-	struct rbti_tree *t = d->tree;
+	struct rbti_tree *t = d->t;
 	const unsigned int flags = t->ops->flags;
+	struct rbti_text *x = d->x;
 
-	switch (d->pos) {
-	case 0:
-		seq_printf(m, "tree %s\n", t->ops->name);
-		return;
-	case 1:
-		seq_printf(m, "api %s\n", t->ops->api);
-		return;
-	case 2:
-		seq_puts(m, "flags ");
-		rbti_seq_flags(m, flags);
-		break;
-	case 3:
-		seq_printf(m, "count %lu\n", rbti_count(t));
-		return;
-	case 4:
-		seq_puts(m, "root");
-		rbti_seq_id(m, t->root.rb_node);
-		break;
-	case 5:
-		seq_puts(m, "leftmost");
-		rbti_seq_ref(m, &t->root, &d->lookup,
-			     flags & RBTI_LEFTMOST ? t->leftmost : NULL);
-		break;
-	case 6:
-		seq_puts(m, "rightmost");
-		rbti_seq_ref(m, &t->root, &d->lookup,
-			     flags & RBTI_RIGHTMOST ? t->rightmost : NULL);
-		break;
-	case 7:
-		seq_printf(m, "height %u\n", rbti_height(&t->root, &d->lookup));
-		return;
-	default:
-		seq_printf(m, "aug %s\n", flags & RBTI_AUGMENTED ? "size" : "-");
-		return;
-	}
-	seq_putc(m, '\n');
+	rbti_text_printf(x, "tree %s\napi %s\nflags ", t->ops->name,
+			 t->ops->api);
+	rbti_text_flags(x, flags);
+	rbti_text_printf(x, "\ncount %lu\nnodes %lu\nroot", rbti_count(t),
+			 t->nodes);
+	rbti_text_ref(d, t->root.rb_node, t->root.rb_node);
+	rbti_text_printf(x, "\nleftmost");
+	rbti_text_ref(d, flags & RBTI_LEFTMOST ? t->leftmost : NULL,
+		      rbti_text_end(t, true));
+	rbti_text_printf(x, "\nrightmost");
+	rbti_text_ref(d, flags & RBTI_RIGHTMOST ? t->rightmost : NULL,
+		      rbti_text_end(t, false));
+	rbti_text_printf(x, "\nheight %u\naug %s\n", rbti_height(t, &d->walk),
+			 flags & RBTI_AUGMENTED ? "size" : "-");
 }
 
-static void rbti_dump_node(struct seq_file *m, struct rbti_dump *d)
+/* "node ..." for a node the walk reached, "lost ..." for one it did not. */
+static void rbti_dump_node(struct rbti_dumper *d, const char *what,
+			   struct rbti_node *n, struct rb_node *walk_parent)
 {
-	struct rb_node *rb = d->node, *parent = rb_parent(rb);
-	struct rbti_node *n = rbti_entry(rb);
+	struct rb_node *rb = &n->rb;
+	bool lost = *what == 'l';
 
-	seq_printf(m, "node %llu %lld %c", n->id, n->key,
-		   rb_is_red(rb) ? 'R' : 'B');
-	if (parent == rbti_walk_parent(&d->walk))
-		rbti_seq_id(m, parent);
+	rbti_text_printf(d->x, "%s %llu %lld %c", what, n->id, n->key,
+			 rb_is_red(rb) ? 'R' : 'B');
+	rbti_text_ref(d, rb_parent(rb), walk_parent);
+	/* A reached node's links are what the walk followed: nodes. */
+	rbti_text_ref(d, rb->rb_left, lost ? NULL : rb->rb_left);
+	rbti_text_ref(d, rb->rb_right, lost ? NULL : rb->rb_right);
+	if (d->t->ops->flags & RBTI_AUGMENTED)
+		rbti_text_printf(d->x, " %lu\n", n->size);
 	else
-		rbti_seq_ref(m, &d->tree->root, &d->lookup, parent);
-	rbti_seq_id(m, rb->rb_left);
-	rbti_seq_id(m, rb->rb_right);
-	if (d->tree->ops->flags & RBTI_AUGMENTED)
-		seq_printf(m, " %lu\n", n->size);
-	else
-		seq_puts(m, " -\n");
+		rbti_text_printf(d->x, " -\n");
 }
 
-static int rbti_dump_show(struct seq_file *m, void *v)
+/* The dump of @t (locked) as it is now, with one reference; or ERR_PTR. */
+static struct rbti_text *rbti_dump_build(struct rbti_tree *t)
 {
-	struct rbti_dump *d = v;
+	struct rbti_dumper *d;
+	struct rbti_text *x;
+	struct rb_node *rb;
+	struct rbti_node *n;
+	unsigned long i = 0, lines = 0;
 
-	switch (d->part) {
-	case RBTI_DUMP_HEADER:
-		rbti_dump_header(m, d);
-		break;
-	case RBTI_DUMP_NODE:
-		rbti_dump_node(m, d);
-		break;
-	case RBTI_DUMP_DEPTH:
-		seq_puts(m, "error depth\n");
-		break;
-	default:
-		seq_printf(m, "end %lu\n", d->nodes);
-		break;
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!d || !x)
+		goto nomem;
+	/* About 50 bytes a node line; grown if that is not enough. */
+	x->size = min_t(size_t, 512 + 64 * t->nodes, SZ_64M);
+	x->buf = kvmalloc(x->size, GFP_KERNEL);
+	if (!x->buf)
+		goto nomem;
+	kref_init(&x->ref);
+	x->tree = t;
+	x->gen = t->gen;
+	d->t = t;
+	d->x = x;
+
+	rbti_dump_header(d);
+	rbti_walk_init(&d->walk, t);
+	while ((rb = rbti_walk_next(&d->walk)) && !x->err) {
+		rbti_dump_node(d, "node", rbti_entry(rb),
+			       rbti_walk_parent(&d->walk));
+		lines++;
 	}
-	return 0;
+	if (d->walk.too_deep)
+		rbti_text_printf(x, "error depth\n");
+	list_for_each_entry(n, &t->all, list) {
+		if (!(++i % 1024))
+			cond_resched();
+		if (!rbti_reached(&d->walk, &n->rb))
+			rbti_dump_node(d, "lost", n, NULL);
+	}
+	rbti_text_printf(x, "end %lu\n", lines);
+	if (x->err)
+		goto nomem;
+	kvfree(d->sorted);
+	kfree(d);
+	return x;
+nomem:
+	if (d)
+		kvfree(d->sorted);
+	kfree(d);
+	if (x)
+		kvfree(x->buf);
+	kfree(x);
+	return ERR_PTR(-ENOMEM);
 }
 
-static const struct seq_operations rbti_dump_sops = {
-	.start = rbti_dump_start,
-	.next = rbti_dump_next,
-	.stop = rbti_dump_stop,
-	.show = rbti_dump_show,
+/* A reference to the dump of @t's current generation, built if need be. */
+static struct rbti_text *rbti_dump_get(struct rbti_tree *t)
+{
+	struct rbti_text *x;
+
+	mutex_lock(&t->lock);
+	x = t->dump;
+	if (x && x->gen == t->gen) {
+		kref_get(&x->ref);
+	} else {
+		x = rbti_dump_build(t);
+		if (!IS_ERR(x))
+			t->dump = x;
+	}
+	mutex_unlock(&t->lock);
+	return x;
+}
+
+#define RBTI_STALE	"error stale\n"
+
+/**
+ * struct rbti_dump_file - an open `dump` file
+ * @tree: the tree
+ * @lock: protects the rest
+ * @text: the dump this descriptor reads, NULL before its first read
+ * @stale_at: file position where "error stale" begins, or -1
+ * @stale_nl: "error stale" starts a line of its own after a partial one
+ */
+struct rbti_dump_file {
+	struct rbti_tree *tree;
+	struct mutex lock;	/* protects text and stale_at */
+	struct rbti_text *text;
+	loff_t stale_at;
+	bool stale_nl;
 };
 
 static int rbti_dump_open(struct inode *inode, struct file *file)
 {
-	struct rbti_dump *d;
+	struct rbti_dump_file *df;
 
-	d = __seq_open_private(file, &rbti_dump_sops, sizeof(*d));
-	if (!d)
+	df = kzalloc(sizeof(*df), GFP_KERNEL);
+	if (!df)
 		return -ENOMEM;
-	d->tree = inode->i_private;
+	df->tree = inode->i_private;
+	df->stale_at = -1;
+	mutex_init(&df->lock);
+	file->private_data = df;
 	return 0;
+}
+
+static int rbti_dump_release(struct inode *inode, struct file *file)
+{
+	struct rbti_dump_file *df = file->private_data;
+
+	rbti_text_put(df->text);
+	mutex_destroy(&df->lock);
+	kfree(df);
+	return 0;
+}
+
+static bool rbti_dump_changed(struct rbti_dump_file *df)
+{
+	struct rbti_tree *t = df->tree;
+	bool changed;
+
+	mutex_lock(&t->lock);
+	changed = t->gen != df->text->gen;
+	mutex_unlock(&t->lock);
+	return changed;
+}
+
+/*
+ * A read at position 0 (or the first) takes the dump of the tree as it is.
+ * Later reads go on in that text while the tree is unchanged; once it has
+ * changed, the rest is "error stale". Each read returns whole lines, as
+ * many as fit.
+ */
+static ssize_t rbti_dump_read(struct file *file, char __user *ubuf,
+			      size_t count, loff_t *ppos)
+{
+	struct rbti_dump_file *df = file->private_data;
+	struct rbti_text *x;
+	const char *stale;
+	loff_t pos = *ppos;
+	size_t n, i;
+	ssize_t ret;
+
+	mutex_lock(&df->lock);
+	if (!df->text || !pos) {
+		x = rbti_dump_get(df->tree);
+		ret = PTR_ERR(x);
+		if (IS_ERR(x))
+			goto unlock;
+		rbti_text_put(df->text);
+		df->text = x;
+		df->stale_at = -1;
+	}
+	x = df->text;
+	if (df->stale_at < 0 && pos && pos < x->len && rbti_dump_changed(df)) {
+		df->stale_at = pos;
+		df->stale_nl = x->buf[pos - 1] != '\n';
+	}
+	if (df->stale_at >= 0 && pos >= df->stale_at) {
+		stale = "\n" RBTI_STALE + !df->stale_nl;
+		*ppos -= df->stale_at;
+		ret = simple_read_from_buffer(ubuf, count, ppos, stale,
+					      strlen(stale));
+		*ppos += df->stale_at;
+		goto unlock;
+	}
+	ret = 0;
+	if (pos >= x->len)
+		goto unlock;
+	n = min_t(size_t, count, x->len - pos);
+	if (n < x->len - pos) {
+		/* The last newline within reach, if any: whole lines only. */
+		for (i = n; i && x->buf[pos + i - 1] != '\n'; i--)
+			;
+		if (i)
+			n = i;
+	}
+	ret = simple_read_from_buffer(ubuf, n, ppos, x->buf, pos + n);
+unlock:
+	mutex_unlock(&df->lock);
+	return ret;
 }
 
 static const struct file_operations rbti_dump_fops = {
 	.owner = THIS_MODULE,
 	.open = rbti_dump_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = seq_release_private,
+	.read = rbti_dump_read,
+	.llseek = default_llseek,
+	.release = rbti_dump_release,
 };
 
 /* --- ops: batches whose results belong to the open file --- */
@@ -946,17 +1395,17 @@ struct rbti_ops_file {
 	size_t len;
 };
 
-struct rbti_op {
-	char cmd;
-	s64 key;
-};
-
-/* One "CMD KEY" per line, blank lines ignored; *opsp to be kvfree()d. */
-static int rbti_parse_ops(char *s, struct rbti_op **opsp, size_t *np)
+/*
+ * One "CMD KEY" (or "I KEY HINTKEY", "N KEY HINTKEY" where @hints) per
+ * line, blank lines ignored; *opsp to be kvfree()d.
+ */
+static int rbti_parse_ops(char *s, bool hints, struct rbti_op **opsp,
+			  size_t *np)
 {
 	size_t n = 0, max = 1;
 	struct rbti_op *ops;
 	char *line, *cmd;
+	s64 args[2] = { 0, 0 };
 
 	for (line = s; (line = strchr(line, '\n')); line++)
 		max++;
@@ -967,12 +1416,15 @@ static int rbti_parse_ops(char *s, struct rbti_op **opsp, size_t *np)
 		cmd = rbti_token(&line);
 		if (!cmd)
 			continue;
-		if (strlen(cmd) != 1 || !strchr("ifen", cmd[0]) ||
-		    rbti_parse_args(line, &ops[n].key, 1)) {
+		ops[n].hinted = cmd[0] == 'I' || cmd[0] == 'N';
+		if (strlen(cmd) != 1 || !strchr(hints ? "ifenIN" : "ifen", cmd[0]) ||
+		    rbti_parse_args(line, args, ops[n].hinted ? 2 : 1)) {
 			kvfree(ops);
 			return -EINVAL;
 		}
-		ops[n++].cmd = cmd[0];
+		ops[n].cmd = tolower(cmd[0]);
+		ops[n].key = args[0];
+		ops[n++].hint = args[1];
 	}
 	if (!n) {
 		kvfree(ops);
@@ -985,7 +1437,7 @@ static int rbti_parse_ops(char *s, struct rbti_op **opsp, size_t *np)
 
 /* Run one operation, tree locked; returns the length of its result line. */
 static int rbti_run_op(struct rbti_tree *t, const struct rbti_op *op,
-		       struct rbti_node **node, char *res)
+		       struct rbti_node **node, char *res, size_t *added)
 {
 	struct rbti_node *n;
 	u64 old_id;
@@ -993,7 +1445,7 @@ static int rbti_run_op(struct rbti_tree *t, const struct rbti_op *op,
 
 	switch (op->cmd) {
 	case 'i':
-		ret = rbti_do_insert(t, *node, op->key, &old_id);
+		ret = rbti_do_insert(t, *node, op, &old_id);
 		if (ret < 0)
 			return scnprintf(res, RBTI_RESULT_MAX, "EEXIST\n");
 		n = *node;
@@ -1001,6 +1453,7 @@ static int rbti_run_op(struct rbti_tree *t, const struct rbti_op *op,
 		if (ret)
 			return scnprintf(res, RBTI_RESULT_MAX,
 					 "replaced %llu %llu\n", n->id, old_id);
+		(*added)++;
 		return scnprintf(res, RBTI_RESULT_MAX, "ok %llu\n", n->id);
 	case 'e':
 		n = rbti_do_erase(t, op->key);
@@ -1010,13 +1463,13 @@ static int rbti_run_op(struct rbti_tree *t, const struct rbti_op *op,
 		kfree(n);
 		return ret;
 	case 'f':
-		n = rbti_do_find(t, op->key);
+		n = rbti_do_find(t, op);
 		if (n)
 			return scnprintf(res, RBTI_RESULT_MAX, "found %llu %lld\n",
 					 n->id, n->key);
 		break;
 	default:
-		n = rbti_do_near(t, op->key);
+		n = rbti_do_near(t, op);
 		if (n)
 			return scnprintf(res, RBTI_RESULT_MAX, "near %llu %lld\n",
 					 n->id, n->key);
@@ -1030,28 +1483,31 @@ static int rbti_run_ops(struct rbti_tree *t, const struct rbti_op *ops,
 			size_t n, char *res, size_t *lenp)
 {
 	struct rbti_node **nodes = NULL;
-	size_t i, inserts = 0, len = 0;
+	size_t i, inserts = 0, added = 0, len = 0;
 	int ret;
 
 	for (i = 0; i < n; i++)
 		inserts += ops[i].cmd == 'i';
+	/* Allocated unlocked; the limits are checked under the lock. */
+	if (inserts)
+		nodes = rbti_alloc_nodes(inserts);
 
 	mutex_lock(&t->lock);
 	ret = -EUCLEAN;
 	if (t->corrupt)
 		goto unlock;
-	ret = -ENOSPC;
-	if (rbti_would_overflow(t, inserts))
+	ret = rbti_reserve(t, inserts);
+	if (ret)
 		goto unlock;
 	ret = -ENOMEM;
-	if (inserts) {
-		nodes = rbti_alloc_nodes(inserts);
-		if (!nodes)
-			goto unlock;
+	if (inserts && !nodes) {
+		rbti_unreserve(inserts);
+		goto unlock;
 	}
 	for (i = 0, inserts = 0; i < n; i++)
 		len += rbti_run_op(t, &ops[i], ops[i].cmd == 'i' ?
-				   &nodes[inserts++] : NULL, res + len);
+				   &nodes[inserts++] : NULL, res + len, &added);
+	rbti_unreserve(inserts - added);
 	*lenp = len;
 	ret = 0;
 unlock:
@@ -1084,7 +1540,7 @@ static int rbti_ops_release(struct inode *inode, struct file *file)
 }
 
 /*
- * Unlike the other files, a write here moves the file position back to 0,
+ * As on `find` and `near`, a write here moves the file position back to 0,
  * so that write(); read() pairs on one descriptor read each batch's results
  * from their start.
  */
@@ -1100,7 +1556,7 @@ static ssize_t rbti_ops_write(struct file *file, const char __user *ubuf,
 	buf = rbti_copy_command(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	ret = rbti_parse_ops(buf, &ops, &n);
+	ret = rbti_parse_ops(buf, of->tree->ops->insert_hint, &ops, &n);
 	kvfree(buf);
 	if (ret)
 		return ret;
@@ -1114,9 +1570,9 @@ static ssize_t rbti_ops_write(struct file *file, const char __user *ubuf,
 	mutex_lock(&of->lock);
 	swap(of->results, res);
 	of->len = len;
+	*ppos = 0;
 	mutex_unlock(&of->lock);
 	kvfree(res);
-	*ppos = 0;
 	return count;
 }
 
@@ -1175,6 +1631,7 @@ static int __init rbti_init(void)
 		struct rbti_tree *t = &rbti_trees[i];
 
 		t->root = RB_ROOT;
+		INIT_LIST_HEAD(&t->all);
 		t->ops = rbti_all_ops[i];
 		t->next_id = 1;
 		mutex_init(&t->lock);
@@ -1193,7 +1650,7 @@ static void __exit rbti_exit(void)
 	/* Waits for every file operation in progress, then none can start. */
 	debugfs_remove_recursive(rbti_dir);
 	for (i = 0; i < ARRAY_SIZE(rbti_trees); i++) {
-		rbti_free_all(&rbti_trees[i].root);
+		rbti_free_all(&rbti_trees[i]);
 		mutex_destroy(&rbti_trees[i].lock);
 	}
 }

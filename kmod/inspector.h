@@ -10,6 +10,8 @@
 #ifndef _RBTREE_INSPECTOR_H
 #define _RBTREE_INSPECTOR_H
 
+#include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
 #include <linux/types.h>
@@ -21,12 +23,17 @@
  * @id: unique for the module's lifetime, never reused
  * @size: augmented value (nodes in this subtree), maintained only by trees
  *	with %RBTI_AUGMENTED
+ * @list: on rbti_tree.all from allocation until it is freed, whatever the
+ *	tree links say, so that teardown never follows a link
+ * @mark: the rbti_walk.mark of the last walk that reached it
  */
 struct rbti_node {
 	struct rb_node rb;
 	s64 key;
 	u64 id;
 	unsigned long size;
+	struct list_head list;
+	u64 mark;
 };
 
 /* Tree properties; names and order as in DEBUGFS.md's `trees` file. */
@@ -84,6 +91,10 @@ static inline int rbti_cmp_keys(s64 a, s64 b)
  *	child pointers only, as @find.
  * @erase: unlink and return one node whose key is @key (the first in order
  *	among equal keys, or whichever the API's own search picks), or NULL.
+ * @insert_hint: as @insert, starting the search at @hint, a node linked in
+ *	this tree; NULL if the API takes no hint
+ * @near_hint: as @near, climbing from @hint, a node linked in this tree;
+ *	NULL if the API takes no hint
  *
  * All operations are called with the tree's mutex held. Every operation
  * must use the API's own functions, since exercising them is the point.
@@ -97,7 +108,13 @@ struct rbti_tree_ops {
 	struct rbti_node *(*find)(struct rbti_tree *t, s64 key);
 	struct rbti_node *(*near)(struct rbti_tree *t, s64 key);
 	struct rbti_node *(*erase)(struct rbti_tree *t, s64 key);
+	int (*insert_hint)(struct rbti_tree *t, struct rbti_node *n,
+			   struct rbti_node *hint, struct rbti_node **replaced);
+	struct rbti_node *(*near_hint)(struct rbti_tree *t, s64 key,
+				       struct rbti_node *hint);
 };
+
+struct rbti_text;
 
 /**
  * struct rbti_tree - one inspected tree and its debugfs state
@@ -107,16 +124,21 @@ struct rbti_tree_ops {
  * @count: number of nodes, kept by the API if @ops has %RBTI_COUNT
  * @ops: the API binding
  * @lock: serialises everything below and every tree operation
- * @nodes: nodes linked into @root, counted by the front end (max_nodes)
+ * @all: every node allocated for the tree, in allocation order
+ * @nodes: the length of @all, which is also what max_nodes limits
  * @next_id: id for the next node inserted
  * @gen: bumped on every change, so that a dump can tell it went stale
+ * @marks: the last rbti_walk.mark handed out
  * @corrupt: an invariant was broken on purpose: only read-only access
+ * @shape: a child link was broken on purpose: only dump, check, stats and
+ *	clear run (a search could loop)
  * @inserts: nodes inserted (replacements included)
  * @erases: nodes erased
  * @finds: find queries run
  * @nears: near queries run
  * @found: the result of the last successful find
  * @near: the result of the last successful near
+ * @dump: the text of the dump of generation dump->gen, shared by readers
  *
  * The first four members are the container that Santos's
  * RB_DEFINE_INTERFACE() binds to; the other APIs use @root only.
@@ -129,12 +151,16 @@ struct rbti_tree {
 
 	const struct rbti_tree_ops *ops;
 	struct mutex lock;	/* serialises all access to the tree */
+	struct list_head all;
 	unsigned long nodes;
 	u64 next_id;
 	u64 gen;
+	u64 marks;
 	bool corrupt;
+	bool shape;
 	u64 inserts, erases, finds, nears;
 	struct rbti_result found, near;
+	struct rbti_text *dump;
 };
 
 #define RBTI_MAX_DEPTH	128
@@ -165,18 +191,30 @@ struct rbti_frame {
  * struct rbti_walk - a depth-first walk through child pointers only
  * @depth: number of nodes on @stack, i.e. the depth of the current node
  * @too_deep: the walk stopped at a node deeper than %RBTI_MAX_DEPTH
+ * @mark: written to rbti_node.mark of every node the walk reaches
+ * @reached: number of nodes reached
+ * @bad_from: the node of the first link to an already reached node, or
+ *	NULL; such a link is treated as NIL
+ * @bad_to: the node that link points at
+ * @bad_cycle: @bad_to was on the path to @bad_from (or is @bad_from)
  * @stack: the path from the root to the current node
  *
- * Parent pointers are never followed, so a walk survives any corruption
- * that leaves the child pointers alone.
+ * Parent pointers are never followed, and no node is entered twice, so a
+ * walk ends on any tree whose child links point at its nodes: cycles and
+ * shared children included. A walk runs to its end under the tree's lock
+ * (the marks of two interleaved walks would mix).
  */
 struct rbti_walk {
 	unsigned int depth;
 	bool too_deep;
+	u64 mark;
+	unsigned long reached;
+	struct rb_node *bad_from, *bad_to;
+	bool bad_cycle;
 	struct rbti_frame stack[RBTI_MAX_DEPTH];
 };
 
-void rbti_walk_init(struct rbti_walk *w, const struct rb_root *root);
+void rbti_walk_init(struct rbti_walk *w, struct rbti_tree *t);
 enum rbti_visit rbti_walk_step(struct rbti_walk *w);
 struct rb_node *rbti_walk_next(struct rbti_walk *w);
 
@@ -214,13 +252,23 @@ struct rbti_failure {
 	char msg[96];
 };
 
-bool rbti_check(const struct rbti_tree *t, struct rbti_walk *w,
+bool rbti_check(struct rbti_tree *t, struct rbti_walk *w,
 		struct rbti_failure *fail);
-unsigned int rbti_height(const struct rb_root *root, struct rbti_walk *w);
+unsigned int rbti_height(struct rbti_tree *t, struct rbti_walk *w);
 unsigned int rbti_black_height(const struct rb_root *root);
-bool rbti_contains(const struct rb_root *root, struct rbti_walk *w,
-		   const struct rb_node *p);
-void rbti_free_all(struct rb_root *root);
+
+/**
+ * rbti_reached() - whether the walk @w has reached node @rb
+ * @w: the walk
+ * @rb: a node of its tree
+ *
+ * Return: true if @w reached @rb.
+ */
+static inline bool rbti_reached(const struct rbti_walk *w,
+				const struct rb_node *rb)
+{
+	return rb_entry(rb, const struct rbti_node, rb)->mark == w->mark;
+}
 
 /**
  * rbti_entry() - the rbti_node of an rb_node, NULL-safe

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rbtree_inspector: walks that trust nothing but child pointers, the
- * invariant check built on them, and teardown.
+ * rbtree_inspector: walks that trust nothing but child pointers, and the
+ * invariant check built on them.
  *
- * Everything here must survive a tree whose colours, keys, parent pointers
- * or caches were broken on purpose, so no rb_next()/rb_prev()/postorder
- * helper (they climb parent pointers) and no recursion (kernel stack).
+ * Everything here must survive a tree whose colours, keys, parent pointers,
+ * caches or child links were broken on purpose, so no rb_next()/rb_prev()/
+ * postorder helper (they climb parent pointers), no recursion (kernel
+ * stack), and no node entered twice (a cycle or a shared child).
  */
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/rbtree_augmented.h>
-#include <linux/slab.h>
+#include <linux/sched.h>
 
 #include "inspector.h"
 
@@ -24,14 +25,38 @@ enum {
 	RBTI_STEP_POP,
 };
 
+/* Whether @node is on the walk's path (the current node included). */
+static bool rbti_walk_on_path(const struct rbti_walk *w,
+			      const struct rb_node *node)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->depth; i++)
+		if (w->stack[i].node == node)
+			return true;
+	return false;
+}
+
 static void rbti_walk_push(struct rbti_walk *w, struct rb_node *node)
 {
 	struct rbti_frame *f;
 
+	if (rbti_reached(w, node)) {
+		/* Not followed: the walk goes on as if the link were NIL. */
+		if (!w->bad_from) {
+			w->bad_from = w->depth ? rbti_walk_node(w) : NULL;
+			w->bad_to = node;
+			w->bad_cycle = rbti_walk_on_path(w, node);
+		}
+		return;
+	}
 	if (w->depth == RBTI_MAX_DEPTH) {
 		w->too_deep = true;
 		return;
 	}
+	rb_entry(node, struct rbti_node, rb)->mark = w->mark;
+	if (!(++w->reached % 1024))
+		cond_resched();
 	f = &w->stack[w->depth];
 	f->node = node;
 	f->size = 1;
@@ -44,14 +69,19 @@ static void rbti_walk_push(struct rbti_walk *w, struct rb_node *node)
 /**
  * rbti_walk_init() - start a walk at the root of a tree
  * @w: the walk
- * @root: the tree
+ * @t: the tree, locked until the walk is done
  */
-void rbti_walk_init(struct rbti_walk *w, const struct rb_root *root)
+void rbti_walk_init(struct rbti_walk *w, struct rbti_tree *t)
 {
 	w->depth = 0;
 	w->too_deep = false;
-	if (root->rb_node)
-		rbti_walk_push(w, root->rb_node);
+	w->mark = ++t->marks;
+	w->reached = 0;
+	w->bad_from = NULL;
+	w->bad_to = NULL;
+	w->bad_cycle = false;
+	if (t->root.rb_node)
+		rbti_walk_push(w, t->root.rb_node);
 }
 
 /**
@@ -61,7 +91,8 @@ void rbti_walk_init(struct rbti_walk *w, const struct rb_root *root)
  * Every node is reported three times: before its subtrees (%RBTI_PRE),
  * between them (%RBTI_IN) and after them (%RBTI_POST), with the node and
  * its path on top of @w->stack. At %RBTI_POST the top frame's size is the
- * number of nodes in the subtree.
+ * number of nodes in the subtree. A child link to a node already reached
+ * is not followed; the first such link is kept in @w->bad_from.
  *
  * Return: the visit, or %RBTI_DONE at the end or when the next node would
  * be deeper than %RBTI_MAX_DEPTH (then @w->too_deep is set).
@@ -116,17 +147,17 @@ struct rb_node *rbti_walk_next(struct rbti_walk *w)
 
 /**
  * rbti_height() - nodes on the longest root-to-leaf path
- * @root: the tree
+ * @t: the tree, locked
  * @w: scratch walk
  *
  * Return: the height, or %RBTI_MAX_DEPTH + 1 if the tree is deeper than
  * a walk goes.
  */
-unsigned int rbti_height(const struct rb_root *root, struct rbti_walk *w)
+unsigned int rbti_height(struct rbti_tree *t, struct rbti_walk *w)
 {
 	unsigned int height = 0;
 
-	rbti_walk_init(w, root);
+	rbti_walk_init(w, t);
 	while (rbti_walk_next(w))
 		height = max(height, w->depth);
 	return w->too_deep ? RBTI_MAX_DEPTH + 1 : height;
@@ -151,56 +182,6 @@ unsigned int rbti_black_height(const struct rb_root *root)
 	return blacks;
 }
 
-/**
- * rbti_contains() - whether a pointer is a node reachable from the root
- * @root: the tree
- * @w: scratch walk
- * @p: the pointer, never dereferenced
- *
- * Used to name the target of a parent pointer or cache that may be wrong.
- *
- * Return: true if @p is one of the tree's nodes.
- */
-bool rbti_contains(const struct rb_root *root, struct rbti_walk *w,
-		   const struct rb_node *p)
-{
-	struct rb_node *n;
-
-	rbti_walk_init(w, root);
-	while ((n = rbti_walk_next(w)))
-		if (n == p)
-			return true;
-	return false;
-}
-
-/**
- * rbti_free_all() - free every node of a tree, through child pointers only
- * @root: the tree, empty on return
- *
- * Rotates each left child up until the top node has none, then frees it
- * and goes on with its right subtree: O(n), no stack, no allocation, and
- * no trust in colours or parent pointers, so it also empties a corrupted
- * tree.
- */
-void rbti_free_all(struct rb_root *root)
-{
-	struct rb_node *n = root->rb_node, *l;
-
-	while (n) {
-		l = n->rb_left;
-		if (l) {
-			n->rb_left = l->rb_right;
-			l->rb_right = n;
-			n = l;
-		} else {
-			l = n->rb_right;
-			kfree(rbti_entry(n));
-			n = l;
-		}
-	}
-	*root = RB_ROOT;
-}
-
 static __printf(4, 5) bool rbti_fail(struct rbti_failure *fail,
 				      const char *class, struct rb_node *node,
 				      const char *fmt, ...)
@@ -220,36 +201,77 @@ static u64 rbti_id(struct rb_node *rb)
 	return rbti_entry(rb)->id;
 }
 
+/*
+ * The shape of the tree: no child link to a node already reached (a cycle
+ * or a shared child), and every allocated node reached.
+ */
+static bool rbti_check_shape(struct rbti_tree *t, struct rbti_walk *w,
+			     struct rbti_failure *fail)
+{
+	struct rbti_node *n;
+	unsigned long i = 0;
+
+	rbti_walk_init(w, t);
+	while (rbti_walk_next(w))
+		;
+	if (w->bad_from && w->bad_cycle)
+		return rbti_fail(fail, "cycle", w->bad_from,
+				 "links to node %llu, itself or its ancestor",
+				 rbti_id(w->bad_to));
+	if (w->bad_from)
+		return rbti_fail(fail, "shared", w->bad_from,
+				 "links to node %llu, already reached",
+				 rbti_id(w->bad_to));
+	/* Beyond the depth limit nothing is reached: `height` says so. */
+	if (w->too_deep || w->reached == t->nodes)
+		return true;
+	list_for_each_entry(n, &t->all, list) {
+		if (!(++i % 1024))
+			cond_resched();
+		if (n->mark != w->mark)
+			break;
+	}
+	return rbti_fail(fail, "unreachable",
+			 list_entry_is_head(n, &t->all, list) ? NULL : &n->rb,
+			 "%lu nodes allocated, %lu reachable from the root",
+			 t->nodes, w->reached);
+}
+
 /**
  * rbti_check() - check every red-black tree invariant and every cache
  * @t: the tree, locked
  * @w: scratch walk
  * @fail: where to describe the first violation
  *
- * One walk through child pointers checks, node by node, the classes of
- * DEBUGFS.md: parent links and red-red when a node is entered, the black
- * count of every path that ends at a NIL child, key order in order, and
- * the augmented subtree size once a subtree is done; then the caches and
- * the height bound for the whole tree.
+ * A first walk checks the shape (`cycle`, `shared`, then `unreachable`
+ * against the list of allocated nodes). A second walk through child
+ * pointers checks, node by node, the other classes of DEBUGFS.md: parent
+ * links and red-red when a node is entered, the black count of every path
+ * that ends at a NIL child, key order (and the order of equal keys) in
+ * order, and the augmented subtree size once a subtree is done; then the
+ * caches and the height bound for the whole tree.
  *
  * Return: true if all hold; otherwise false with @fail filled in.
  */
-bool rbti_check(const struct rbti_tree *t, struct rbti_walk *w,
+bool rbti_check(struct rbti_tree *t, struct rbti_walk *w,
 		struct rbti_failure *fail)
 {
 	const unsigned int flags = t->ops->flags;
 	struct rb_node *root = t->root.rb_node, *first = NULL, *prev = NULL;
 	unsigned int height = 0, nil_blacks = 0;
+	bool have_nil = false;
 	unsigned long n = 0;
 	enum rbti_visit v;
 
+	if (!rbti_check_shape(t, w, fail))
+		return false;
 	if (root && rb_is_red(root))
 		return rbti_fail(fail, "root-color", root, "the root is red");
 	if (root && rb_parent(root))
 		return rbti_fail(fail, "parent", root,
 				 "the root's parent pointer is not NIL");
 
-	rbti_walk_init(w, &t->root);
+	rbti_walk_init(w, t);
 	while ((v = rbti_walk_step(w)) != RBTI_DONE) {
 		struct rb_node *node = rbti_walk_node(w);
 		struct rb_node *parent = rbti_walk_parent(w);
@@ -271,12 +293,14 @@ bool rbti_check(const struct rbti_tree *t, struct rbti_walk *w,
 			if (node->rb_left && node->rb_right)
 				break;
 			/* This node ends a path at a NIL child. */
-			if (!nil_blacks)
+			if (!have_nil) {
+				have_nil = true;
 				nil_blacks = f->blacks;
-			else if (f->blacks != nil_blacks)
+			} else if (f->blacks != nil_blacks) {
 				return rbti_fail(fail, "black-height", node,
 						 "%u black nodes on the path to its NIL child, %u on the first path",
 						 f->blacks, nil_blacks);
+			}
 			break;
 		case RBTI_IN:
 			if (p && (e->key < p->key ||
@@ -284,6 +308,10 @@ bool rbti_check(const struct rbti_tree *t, struct rbti_walk *w,
 				return rbti_fail(fail, "order", node,
 						 "key %lld follows key %lld of node %llu",
 						 e->key, p->key, p->id);
+			if (p && e->key == p->key && e->id < p->id)
+				return rbti_fail(fail, "dup-order", node,
+						 "equal key %lld follows newer node %llu",
+						 e->key, p->id);
 			if (!prev)
 				first = node;
 			prev = node;

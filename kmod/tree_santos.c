@@ -56,7 +56,9 @@ RB_DEFINE_INTERFACE(santos_replace, struct rbti_tree, root,
 /*
  * The ops of one interface: each a call of the generated function that does
  * the job. An insert that returns a node either left the tree unchanged
- * (-EEXIST) or, on a replacing tree, replaced that node.
+ * (-EEXIST) or, on a replacing tree, replaced that node. A hint is always
+ * a node linked in this tree (the front end looks it up by key just
+ * before), never a removed or foreign one.
  */
 #define SANTOS_TREE_OPS(prefix, rbti_flags)				\
 static int prefix##_ops_insert(struct rbti_tree *t, struct rbti_node *n,	\
@@ -79,6 +81,24 @@ static struct rbti_node *prefix##_ops_near(struct rbti_tree *t, s64 key)	\
 	return prefix##_find_near(t, NULL, &key);			\
 }									\
 									\
+static int prefix##_ops_insert_hint(struct rbti_tree *t, struct rbti_node *n,	\
+				    struct rbti_node *hint,		\
+				    struct rbti_node **replaced)	\
+{									\
+	struct rbti_node *old = prefix##_insert_near(t, hint, n);	\
+									\
+	*replaced = prefix##_rb()->tree_flags & RB_INSERT_REPLACES ?	\
+		    old : NULL;						\
+	return old && !*replaced ? -EEXIST : 0;				\
+}									\
+									\
+static struct rbti_node *prefix##_ops_near_hint(struct rbti_tree *t,	\
+						s64 key,		\
+						struct rbti_node *hint)	\
+{									\
+	return prefix##_find_near(t, hint, &key);			\
+}									\
+									\
 static struct rbti_node *prefix##_ops_erase(struct rbti_tree *t, s64 key)	\
 {									\
 	struct rbti_node *n = prefix##_find_first(t, &key);		\
@@ -96,6 +116,8 @@ const struct rbti_tree_ops rbti_##prefix##_ops = {			\
 	.find = prefix##_ops_find,					\
 	.near = prefix##_ops_near,					\
 	.erase = prefix##_ops_erase,					\
+	.insert_hint = prefix##_ops_insert_hint,			\
+	.near_hint = prefix##_ops_near_hint,				\
 }
 
 #define RBTI_CACHED	(RBTI_LEFTMOST | RBTI_RIGHTMOST | RBTI_COUNT)

@@ -28,7 +28,7 @@ fi
 
 D=${RBTI_DEBUGFS:-/sys/kernel/debug/rbtree_inspector}
 P=${RBTI_PARAMS:-/sys/module/rbtree_inspector/parameters}
-TREES="overstreet overstreet_dup santos santos_dup santos_aug santos_replace mainline"
+TREES=${RBTI_SHELL_TREES:-"overstreet overstreet_dup santos santos_dup santos_aug santos_replace mainline"}
 FILES="insert find erase near dump stats check clear ops corrupt"
 KEYS15="1 2 3 4 5 6 7 8 9 10 11 12 13 14 15"
 
@@ -302,6 +302,7 @@ test_layout() {
 			"$(sorted_words "$got")" "$(sorted_words "$want")"
 	done
 	is "max_nodes defaults to 1048576" "$(cat "$P/max_nodes")" 1048576
+	is "max_total_nodes defaults to 2097152" "$(cat "$P/max_total_nodes")" 2097152
 	is "allow_corrupt defaults to 0" "$(cat "$P/allow_corrupt")" N
 }
 
@@ -402,6 +403,19 @@ test_parsing() {
 "
 	printf '1\0002' >"$TMP/nul"
 	errs "an embedded NUL is EINVAL" EINVAL put_file "$D/$t/insert" "$TMP/nul"
+	# Only space, tab and newline separate keys (isspace() took 0xA0).
+	printf '11\24012' >"$TMP/sep"
+	errs "byte 0xA0 between keys is EINVAL" EINVAL put_file "$D/$t/insert" "$TMP/sep"
+	printf '11\r12' >"$TMP/sep"
+	errs "CR between keys is EINVAL" EINVAL put_file "$D/$t/insert" "$TMP/sep"
+	printf '11\v12' >"$TMP/sep"
+	errs "VT between keys is EINVAL" EINVAL put_file "$D/$t/insert" "$TMP/sep"
+	printf '11\f' >"$TMP/sep"
+	errs "FF after a key is EINVAL" EINVAL put_file "$D/$t/insert" "$TMP/sep"
+	printf '5\240' >"$TMP/sep"
+	errs "find: byte 0xA0 after the key is EINVAL" EINVAL put_file "$D/$t/find" "$TMP/sep"
+	printf 'i 11\240\n' >"$TMP/sep"
+	errs "ops: byte 0xA0 after the key is EINVAL" EINVAL put_file "$D/$t/ops" "$TMP/sep"
 	is "rejected writes applied nothing" "$(keys "$t")" "-9223372036854775808 5 10 9223372036854775807"
 	put_err "find takes one key only" EINVAL "$D/$t/find" "5 10"
 	put_err "erase takes one key only" EINVAL "$D/$t/erase" "5 10"
@@ -493,21 +507,23 @@ test_dump_format() {
 	fill "$t"
 	get "$D/$t/dump" >"$TMP/dump"
 	is "dump header lines in order" \
-		"$(awk 'NR <= 9 { printf "%s ", $1 }' "$TMP/dump")" \
-		"tree api flags count root leftmost rightmost height aug "
+		"$(awk 'NR <= 10 { printf "%s ", $1 }' "$TMP/dump")" \
+		"tree api flags count nodes root leftmost rightmost height aug "
 	is "dump header values" \
-		"$(awk 'NR <= 9 && NR != 5 && NR != 8 { printf "%s ", $2 }' "$TMP/dump")" \
-		"santos_aug santos unique,count,augmented 15 - - size "
+		"$(awk 'NR <= 10 && NR != 6 && NR != 9 { printf "%s ", $2 }' "$TMP/dump")" \
+		"santos_aug santos unique,count,augmented 15 15 - - size "
 	is "dump ends with end N" "$(tail -n1 "$TMP/dump")" "end 15"
 	is "node lines have 8 fields" \
 		"$(awk '$1 == "node" && NF == 8 { n++ } END { print n }' "$TMP/dump")" 15
 	is "root's node line comes first, with parent -" \
-		"$(awk 'NR == 10 { print $2, $5 }' "$TMP/dump")" \
-		"$(awk 'NR == 5 { print $2 }' "$TMP/dump") -"
+		"$(awk 'NR == 11 { print $2, $5 }' "$TMP/dump")" \
+		"$(awk 'NR == 6 { print $2 }' "$TMP/dump") -"
 	is "root's aug is the node count" \
-		"$(awk 'NR == 10 { print $8 }' "$TMP/dump")" 15
+		"$(awk 'NR == 11 { print $8 }' "$TMP/dump")" 15
 	is "height within bounds" \
-		"$(awk 'NR == 8 { print ($2 >= 4 && $2 <= 8) ? "yes" : $2 }' "$TMP/dump")" yes
+		"$(awk 'NR == 9 { print ($2 >= 4 && $2 <= 8) ? "yes" : $2 }' "$TMP/dump")" yes
+	is "a valid tree has no lost line" \
+		"$(awk '$1 == "lost" { n++ } END { print n + 0 }' "$TMP/dump")" 0
 	is "santos dump shows the cached leftmost and rightmost" \
 		"$(fill santos && key_of santos "$(dump_field santos leftmost)") $(key_of santos "$(dump_field santos rightmost)")" \
 		"1 15"
@@ -617,27 +633,319 @@ test_corrupt_errnos() {
 	done
 }
 
+# lost_count TREE: the number of lost lines of the dump.
+lost_count() {
+	_n=0
+	while read -r _f _; do
+		[ "$_f" != lost ] || _n=$((_n + 1))
+	done <"$D/$1/dump"
+	echo "$_n"
+}
+
+# first_lost TREE: the id of the first lost line, or nothing.
+first_lost() {
+	while read -r _f _id _; do
+		[ "$_f" != lost ] || { echo "$_id"; return; }
+	done <"$D/$1/dump"
+}
+
+# check_node TREE: the id the module's check blames ("-" if none).
+check_node() {
+	read -r _a _b _c _d _ <"$D/$1/check"
+	_d=${_d%:}
+	echo "$_d"
+}
+
+# child_key TREE ID left|right: the key of node ID's child.
+child_key() {
+	while read -r _f _id _key _c _p _l _r _; do
+		[ "$_f" = node ] && [ "$_id" = "$2" ] || continue
+		if [ "$3" = left ]; then key_of "$1" "$_l"; else key_of "$1" "$_r"; fi
+		return
+	done <"$D/$1/dump"
+}
+
+# dump_finite TREE DESC: the dump ends with "end N", N = node lines, and
+# node + lost lines = the header's nodes.
+dump_finite() {
+	get "$D/$1/dump" >"$TMP/sdump"
+	is "$1: $2: dump is finite and complete" \
+		"$(awk '$1 == "node" { n++ } $1 == "lost" { l++ } $1 == "nodes" { h = $2 }
+			END { print ($0 == "end " n + 0 && n + l == h) ? "yes" : $0 " " n " " l " " h }' "$TMP/sdump")" yes
+}
+
+# shape_locked TREE: after shape corruption only dump, check, stats, clear.
+shape_locked() {
+	t=$1
+	put_err "$t: find after shape corruption is EUCLEAN" EUCLEAN "$D/$t/find" 1
+	put_err "$t: near after shape corruption is EUCLEAN" EUCLEAN "$D/$t/near" 1
+	put_err "$t: insert after shape corruption is EUCLEAN" EUCLEAN "$D/$t/insert" 99
+	put_err "$t: erase after shape corruption is EUCLEAN" EUCLEAN "$D/$t/erase" 1
+	put_err "$t: ops after shape corruption is EUCLEAN" EUCLEAN "$D/$t/ops" "f 1"
+	put_err "$t: corrupt after shape corruption is EUCLEAN" EUCLEAN "$D/$t/corrupt" "cycle 1"
+	is "$t: stats after shape corruption" "$(stat_field "$t" corrupt)" 1
+}
+
+test_shape() {
+	echo 1 >"$P/allow_corrupt"
+	for t in $TREES; do
+		fill "$t"
+		root=$(dump_field "$t" root)
+		rk=$(key_of "$t" "$root")
+		put_err "$t: detach of the root is EINVAL" EINVAL "$D/$t/corrupt" "detach $rk"
+		put_err "$t: share of the root is EINVAL" EINVAL "$D/$t/corrupt" "share $rk"
+		put_err "$t: detach of an absent key is ENOENT" ENOENT "$D/$t/corrupt" "detach 99"
+		put_err "$t: cycle takes one key" EINVAL "$D/$t/corrupt" "cycle 1 2"
+
+		# detach: the root's left subtree is lost.
+		lk=$(child_key "$t" "$root" left)
+		put_ok "$t: detach $lk" "$D/$t/corrupt" "detach $lk"
+		is "$t: detach: check reports unreachable" "$(check_class "$t")" unreachable
+		is "$t: detach: the first lost node in list order is blamed" \
+			"$(check_node "$t")" "$(first_lost "$t")"
+		is "$t: detach: the nodes of key 1..$((rk - 1)) are lost, key 1 first" \
+			"$(lost_count "$t") $(first_lost "$t")" "$((rk - 1)) $(node_id_any "$t" 1)"
+		is "$t: detach: header nodes stays 15" "$(dump_field "$t" nodes)" 15
+		dump_finite "$t" detach
+		shape_locked "$t"
+		put_ok "$t: clear after detach" "$D/$t/clear" 1
+		is "$t: check ok after clearing a detached tree" "$(line "$D/$t/check")" ok
+
+		# share: the root links to its left child twice.
+		fill "$t"
+		root=$(dump_field "$t" root)
+		lk=$(child_key "$t" "$root" left)
+		put_ok "$t: share $lk" "$D/$t/corrupt" "share $lk"
+		is "$t: share: check reports shared, blaming the parent" \
+			"$(check_class "$t") $(check_node "$t")" "shared $root"
+		dump_finite "$t" share
+		is "$t: share: the root's two links are the same node" \
+			"$(child_key "$t" "$root" left)" "$(child_key "$t" "$root" right)"
+		shape_locked "$t"
+		put_ok "$t: clear after share" "$D/$t/clear" 1
+
+		# cycle: a leaf's left link points at its parent.
+		fill "$t"
+		id15=$(node_field "$t" id key 15)
+		put_ok "$t: cycle 15" "$D/$t/corrupt" "cycle 15"
+		is "$t: cycle: check reports cycle, blaming the node" \
+			"$(check_class "$t") $(check_node "$t")" "cycle $id15"
+		dump_finite "$t" cycle
+		shape_locked "$t"
+		put_ok "$t: clear after cycle" "$D/$t/clear" 1
+
+		# cycle on the root: its left link points at itself.
+		fill "$t"
+		root=$(dump_field "$t" root)
+		put_ok "$t: cycle of the root" "$D/$t/corrupt" "cycle $(key_of "$t" "$root")"
+		is "$t: root cycle: check reports cycle, blaming the root" \
+			"$(check_class "$t") $(check_node "$t")" "cycle $root"
+		dump_finite "$t" "root cycle"
+		put_ok "$t: clear after the root cycle" "$D/$t/clear" 1
+		is "$t: clear after shape corruption frees every node" \
+			"$(dump_field "$t" nodes) $(stat_field "$t" corrupt)" "0 0"
+	done
+	echo 0 >"$P/allow_corrupt"
+}
+
+# node_id_any TREE KEY: the id of the node (reached or lost) with KEY.
+node_id_any() {
+	while read -r _f _id _key _; do
+		case $_f in node | lost) ;; *) continue ;; esac
+		[ "$_key" = "$2" ] && { echo "$_id"; return; }
+	done <"$D/$1/dump"
+}
+
+# dup-order: equal keys whose ids go down in order (made with `key`).
+test_dup_order() {
+	echo 1 >"$P/allow_corrupt"
+	for t in $TREES; do
+		put "$D/$t/clear" 1
+		put "$D/$t/insert" "2 1"
+		put "$D/$t/corrupt" "key 1 2"
+		if has_flag "$t" dup; then
+			is "$t: an older equal key after a newer one is dup-order" \
+				"$(check_class "$t") $(check_node "$t")" "dup-order $(node_id_any "$t" 2 | head -n1)"
+		else
+			is "$t: equal keys on a unique tree are order" "$(check_class "$t")" order
+		fi
+		put "$D/$t/clear" 1
+	done
+	echo 0 >"$P/allow_corrupt"
+}
+
+# find/near results belong to the open file; writes rewind it.
+test_query_files() {
+	t=santos
+	put "$D/$t/clear" 1
+	put "$D/$t/insert" "123456789 7 8"
+	exec 3<>"$D/$t/find"
+	put_fd3 123456789
+	a=$(cat_fd3)
+	put_fd3 7
+	b=$(cat_fd3)
+	is "find: write, read, write, read on one descriptor: whole lines" \
+		"${a#* } ${b#* }" "123456789 7"
+	put "$D/$t/find" 8
+	c=$(cat_fd3)
+	is "find: a read at EOF of a descriptor gives nothing" "$c" ""
+	put_fd3 7
+	put "$D/$t/find" 8
+	is "find: another descriptor's query does not change this one's line" \
+		"$(cat_fd3)" "$(node_field "$t" id key 7) 7"
+	is "find: a fresh open reads the tree's last result" \
+		"$(result_key "$D/$t/find")" 8
+	errs "find: a failed write keeps the descriptor's line" ENOENT put_fd3 99
+	exec 3>&-
+	exec 3<>"$D/$t/near"
+	put_fd3 123456
+	a=$(cat_fd3)
+	put_fd3 7
+	b=$(cat_fd3)
+	is "near: write, read, write, read on one descriptor: whole lines" \
+		"${a#* } ${b#* }" "123456789 8"
+	exec 3>&-
+	put "$D/$t/clear" 1
+}
+
+# A dump whose tree changes between two reads ends with "error stale".
+test_dump_stale() {
+	t=mainline
+	fill "$t"
+	exec 3<"$D/$t/dump"
+	read -r first <&3
+	put "$D/$t/insert" 16
+	rest=$(cat <&3)
+	exec 3<&-
+	is "dump: first line read before the change" "$first" "tree $t"
+	is "dump: after a change the rest is error stale" "$rest" "error stale"
+	exec 3<"$D/$t/dump"
+	read -r first <&3
+	put "$D/$t/find" 16
+	cat <&3 >"$TMP/rest"
+	exec 3<&-
+	is "dump: a query is not a change: the dump goes on to end" \
+		"$(tail -n1 "$TMP/rest")" "end 16"
+	put "$D/$t/clear" 1
+}
+
+# Hints: KEY@HINT in insert, "KEY HINT" in near, I and N in ops.
+test_hints() {
+	for t in $TREES; do
+		put "$D/$t/clear" 1
+		put "$D/$t/insert" "10 20 30"
+		case $t in
+		santos*)
+			put_ok "$t: insert with a present hint" "$D/$t/insert" "15@10"
+			put_ok "$t: insert with an absent hint" "$D/$t/insert" "25@99"
+			put_ok "$t: hint naming a key of the same write" "$D/$t/insert" "40 35@40"
+			is "$t: hinted inserts land in order" "$(keys "$t")" "10 15 20 25 30 35 40"
+			is "$t: check ok after hinted inserts" "$(line "$D/$t/check")" ok
+			put_ok "$t: near with a hint" "$D/$t/near" "21 40"
+			is "$t: hinted near is the first greater key" "$(result_key "$D/$t/near")" 25
+			put_ok "$t: near with an absent hint" "$D/$t/near" "21 22"
+			is "$t: near with an absent hint searches from the root" "$(result_key "$D/$t/near")" 25
+			exec 3<>"$D/$t/ops"
+			put_fd3 "I 12 40
+N 12 10
+N 12 77
+n 12"
+			res=$(get_fd3)
+			exec 3>&-
+			id=$(node_field "$t" id key 12)
+			id15=$(node_field "$t" id key 15)
+			is "$t: ops I and N run with hints" "$res" "ok $id
+near $id15 15
+near $id15 15
+near $id15 15"
+			put_err "$t: ops I takes two keys" EINVAL "$D/$t/ops" "I 5"
+			put_err "$t: near takes at most two keys" EINVAL "$D/$t/near" "1 2 3"
+			put_err "$t: a hint without a key is EINVAL" EINVAL "$D/$t/insert" "@10"
+			put_err "$t: a bad hint is EINVAL" EINVAL "$D/$t/insert" "5@x"
+			if has_flag "$t" unique && ! has_flag "$t" replace; then
+				put_err "$t: hinted insert of a present key is EEXIST" EEXIST "$D/$t/insert" "20@10"
+			fi
+			echo 1 >"$P/allow_corrupt"
+			put "$D/$t/corrupt" "parent 40"
+			put_err "$t: hinted near on a corrupt tree is EUCLEAN" EUCLEAN "$D/$t/near" "21 40"
+			put_ok "$t: unhinted near on a corrupt tree still runs" "$D/$t/near" 21
+			echo 0 >"$P/allow_corrupt"
+			;;
+		*)
+			put_err "$t: insert KEY@HINT is EINVAL (no hints)" EINVAL "$D/$t/insert" "15@10"
+			put_err "$t: near KEY HINT is EINVAL (no hints)" EINVAL "$D/$t/near" "21 10"
+			put_err "$t: ops I is EINVAL (no hints)" EINVAL "$D/$t/ops" "I 15 10"
+			put_err "$t: ops N is EINVAL (no hints)" EINVAL "$D/$t/ops" "N 15 10"
+			is "$t: rejected hints applied nothing" "$(keys "$t")" "10 20 30"
+			;;
+		esac
+		put "$D/$t/clear" 1
+	done
+}
+
+# max_total_nodes bounds all trees together.
+test_total_nodes() {
+	for t in $TREES; do
+		put "$D/$t/clear" 1
+	done
+	echo 20 >"$P/max_total_nodes"
+	put_ok "budget: 15 nodes in santos" "$D/santos/insert" "$KEYS15"
+	put_err "budget: 6 more in mainline is ENOSPC" ENOSPC "$D/mainline/insert" "1 2 3 4 5 6"
+	put_err "budget: ops that may pass it is ENOSPC" ENOSPC "$D/overstreet/ops" "i 1
+i 2
+i 3
+i 4
+i 5
+i 6"
+	put_ok "budget: 5 more in mainline" "$D/mainline/insert" "1 2 3 4 5"
+	put_err "budget: one more anywhere is ENOSPC" ENOSPC "$D/santos_dup/insert" 1
+	put "$D/santos/erase" 1
+	put_ok "budget: an erase makes room" "$D/santos_replace/insert" 1
+	put_ok "budget: replacing a key takes no room" "$D/santos_replace/insert" 1
+	put_err "budget: an ops insert needs room even if it replaces" ENOSPC "$D/santos_replace/ops" "i 1"
+	put "$D/santos/clear" 1
+	put_ok "budget: clear gives its nodes back" "$D/santos_aug/insert" "1 2 3 4 5 6 7 8 9 10 11 12 13 14"
+	echo 2097152 >"$P/max_total_nodes"
+	for t in $TREES; do
+		put "$D/$t/clear" 1
+	done
+}
+
 if [ ! -d "$D" ]; then
 	echo "not ok 1 - $D missing: is rbtree_inspector loaded?"
 	echo "0 passed, 1 failed"
 	exit 1
 fi
 
-for t in $TREES; do
-	test_nodata "$t"
-done
-test_layout
-for t in $TREES; do
-	test_basic "$t"
-	test_duplicates "$t"
-	test_ops "$t"
-done
-test_parsing
-test_max_nodes
-test_dump_format
-test_corrupt_denied
-test_corrupt_classes
-test_corrupt_errnos
+# RBTI_SHELL_ONLY="test_shape test_hints ...": run only these (development).
+if [ -n "${RBTI_SHELL_ONLY:-}" ]; then
+	get "$D/trees" >"$TMP/trees"
+	for f in $RBTI_SHELL_ONLY; do
+		"$f"
+	done
+else
+	for t in $TREES; do
+		test_nodata "$t"
+	done
+	test_layout
+	for t in $TREES; do
+		test_basic "$t"
+		test_duplicates "$t"
+		test_ops "$t"
+	done
+	test_parsing
+	test_max_nodes
+	test_dump_format
+	test_corrupt_denied
+	test_corrupt_classes
+	test_corrupt_errnos
+	test_shape
+	test_dup_order
+	test_query_files
+	test_dump_stale
+	test_hints
+	test_total_nodes
+fi
 
 # Leave every tree populated, one of them corrupted, for rmmod to free
 # (the guest harness runs kmemleak after it).
@@ -646,9 +954,13 @@ for t in $TREES; do
 done
 echo 1 >"$P/allow_corrupt"
 put "$D/santos_aug/corrupt" "parent 15"
+put "$D/mainline/corrupt" "detach $(child_key mainline "$(dump_field mainline root)" left)"
+put "$D/santos_dup/corrupt" "cycle 15"
+put "$D/overstreet/corrupt" "share $(child_key overstreet "$(dump_field overstreet root)" right)"
 echo 0 >"$P/allow_corrupt"
-is "trees left populated for rmmod, santos_aug corrupted" \
-	"$(stat_field santos_aug corrupt) $(dump_field mainline count)" "1 15"
+is "trees left populated for rmmod, santos_aug corrupted, three shapes broken" \
+	"$(stat_field santos_aug corrupt) $(check_class mainline) $(check_class santos_dup) $(check_class overstreet) $(dump_field santos count)" \
+	"1 unreachable cycle shared 15"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -16,9 +16,11 @@ the workers' batches is not:
   models, block by block.
 
 Between batches the workers read dumps, ``check`` and ``stats`` of trees
-that others are changing: a dump may then mix two states (DEBUGFS.md), but
-it must read without error and be framed by its ``tree`` and ``end``
-lines, and ``check`` must say ``ok`` (it runs under the tree's lock).
+that others are changing: a dump must read without error, start with its
+``tree`` line and either be one whole state (``end N`` with N node lines,
+``count`` and ``nodes`` equal to N, no ``lost`` line) or end with the one
+line ``error stale`` (DEBUGFS.md), never a mix; ``check`` must say ``ok``
+(it runs under the tree's lock).
 """
 
 import json
@@ -38,7 +40,8 @@ S64_MAX = (1 << 63) - 1
 MIX = (4, 3, 3, 2)
 """insert : find : erase : near weights (the fuzzer's default)."""
 
-_END = re.compile(rb"\nend \d+\n\Z")
+_END = re.compile(rb"\nend (\d+)\n\Z")
+_STALE = b"\nerror stale\n"
 
 
 @dataclass(frozen=True)
@@ -71,9 +74,28 @@ def blocks(workers: int, span: int) -> list[tuple[int, int]]:
     return out
 
 
-def _framed(text: bytes, name: str) -> bool:
-    return text.startswith(f"tree {name}\n".encode()) and \
-        bool(_END.search(text))
+def _framed(text: bytes, name: str) -> str:
+    """What is wrong with a dump read while others change the tree, or ""
+    if it is one whole state or ends in "error stale"."""
+    if not text.startswith(f"tree {name}\n".encode()):
+        return "no tree line first"
+    if text.endswith(_STALE):
+        body = text[:-len(_STALE)]
+        if b"error stale" in body or b"\nend " in body:
+            return "error stale after end, or twice"
+        return ""
+    m = _END.search(text)
+    if not m:
+        return "neither end nor error stale last"
+    lines = text.decode().splitlines()
+    nodes = sum(1 for line in lines if line.startswith("node "))
+    lost = sum(1 for line in lines if line.startswith("lost "))
+    want = {f"count {nodes}", f"nodes {nodes}"}
+    have = {line for line in lines if line.split(" ")[0] in ("count", "nodes")}
+    if int(m.group(1)) != nodes or lost or have != want:
+        return f"mixed states: end {m.group(1)}, {nodes} node lines, " \
+               f"{lost} lost, {sorted(have)}"
+    return ""
 
 
 def worker(plan: Plan, w: int, infos: list[TreeInfo],
@@ -126,8 +148,9 @@ def _read_concurrently(dfs: Debugfs, name: str) -> str:
         stats = dfs.stats(name)
     except (DebugfsError, ValueError) as e:
         return f"{name}: concurrent read failed: {e}"
-    if not _framed(dump, name):
-        return f"{name}: concurrent dump not framed: {dump[:60]!r} ... " \
+    problem = _framed(dump, name)
+    if problem:
+        return f"{name}: concurrent dump: {problem}: {dump[:60]!r} ... " \
                f"{dump[-60:]!r}"
     if not check.ok:
         return f"{name}: concurrent check says fail {check.cls} node " \

@@ -24,7 +24,8 @@ from .tap import Reporter
 UNLOAD_PATIENCE = 30.0
 """Seconds of delete_module retries while another process holds files."""
 
-DEFAULTS = {"max_nodes": {"1048576"}, "allow_corrupt": {"0", "N"}}
+DEFAULTS = {"max_nodes": {"1048576"}, "max_total_nodes": {"2097152"},
+            "allow_corrupt": {"0", "N"}}
 """The module's parameter defaults (DEBUGFS.md; a bool reads N)."""
 
 
@@ -234,14 +235,19 @@ def held_open(rep: Reporter, dfs: Debugfs, infos: list[TreeInfo],
         bad.append(f"unload with files open: {got}, expected EAGAIN")
     if not kernel.loaded():
         bad.append("module not Live after the refused unload")
-    res = [files.write_fd(fds["insert"], b"5001"),
-           files.read_fd(fds["dump"])[0],
-           files.read_fd(fds["ops"])[0],
+    inserted = files.write_fd(fds["insert"], b"5001")
+    rest = files.read_fd(fds["dump"])
+    res = [inserted, rest[0], files.read_fd(fds["ops"])[0],
            files.write_fd(fds["find"], b"5001")]
     if res != ["ok"] * 4:
         bad.append(f"held descriptors after the refused unload: {res}")
-    if not head.startswith(f"tree {name}\n".encode()):
-        bad.append(f"dump head {head!r}")
+    if not head.startswith(f"tree {name}\n".encode()) or \
+            not head.endswith(b"\n"):
+        bad.append(f"dump head {head!r} (whole lines expected)")
+    # The tree changed between the two reads of that dump.
+    if rest[1] != b"error stale\n":
+        bad.append(f"rest of the half-read dump {rest[1][:80]!r}, "
+                   "expected error stale")
     for fd in fds.values():
         os.close(fd)
     if kernel.refcnt() != base:
@@ -249,7 +255,8 @@ def held_open(rep: Reporter, dfs: Debugfs, infos: list[TreeInfo],
     got = kernel.unload()
     if got != "ok":
         bad.append(f"unload after closing: {got}")
-    rep.expect(bad, f"{len(fds)} files held open (a dump half read, ops "
+    rep.expect(bad, f"{len(fds)} files held open (a dump half read, then "
+               "error stale after an insert, ops "
                "with results): unload -> EAGAIN, module live, every held "
                "descriptor still works; after closing them unload succeeds")
     if kernel.loaded():

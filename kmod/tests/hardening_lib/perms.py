@@ -20,7 +20,7 @@ from .tap import Reporter
 NOBODY = 65534
 TREE_FILES = {"insert", "find", "erase", "near", "dump", "stats", "check",
               "clear", "ops", "corrupt"}
-PARAM_FILES = {"max_nodes", "allow_corrupt"}
+PARAM_FILES = {"max_nodes", "max_total_nodes", "allow_corrupt"}
 
 
 def every_file(dfs: Debugfs, infos: list[TreeInfo]) -> list[str]:
