@@ -74,6 +74,7 @@ int main(void)
 {
 	static const long five[] = { 10, 20, 30, 40, 50 };
 	static const long after[] = { 10, 20, 35, 40, 50 };
+	static const long b_keys[] = { 999, 1000, 1001 };
 	static struct cont a, b;
 	struct obj *objs[5], *gone, *foreign, *o;
 	unsigned int i;
@@ -101,18 +102,20 @@ int main(void)
 	       "insert_near(removed hint) of a present key returns it");
 
 	/* A hint linked in another tree must not link into that tree. */
-	foreign = new_obj(1000);
+	/* b: 1000 at the root, 999 and 1001 its leaves; hint at a leaf. */
+	foreign = new_obj(1001);
+	uset_insert(&b, new_obj(1000));
 	uset_insert(&b, new_obj(999));
 	uset_insert(&b, foreign);
-	uset_insert(&b, new_obj(1001));
-	o = new_obj(45);
+	/* 1002 would fit under the hint: the climb stops below b's root. */
+	o = new_obj(1002);
 	expect(!uset_insert_near(&a, foreign, o), "insert_near(foreign hint) returns and links");
-	expect(b.count == 3 && uset_find(&a, &k) == NULL && uset_find(&a, &o->key) == o,
+	expect(tree_is(&b, b_keys, 3) && uset_find(&a, &o->key) == o,
 	       "insert_near(foreign hint) goes into this tree, not the hint's");
-	k = 41;
+	k = 1001;
 	expect(uset_find_near(&a, foreign, &k) == o,
 	       "find_near(foreign hint) answers for this tree");
-	expect(ubag_insert_near(&b, gone, new_obj(1000)) == NULL && b.count == 4,
+	expect(!ubag_insert_near(&b, gone, new_obj(1000)) && b.count == 4,
 	       "dup tree: insert_near(removed hint) links");
 
 	printf("%d failures\n", failures);
