@@ -180,6 +180,13 @@ RBT_COMBO(rbt_maxbag, RBT_L | RBT_R | RBT_C | RBT_A,
 RBT_COMBO(rbt_maxrepl, RBT_U | RBT_X | RBT_L | RBT_R | RBT_C | RBT_A,
 	  left, right, count, &rbt_max_cb);
 
+/*
+ * The 2012 article's fair_tree: a leftmost member with flags 0 (and the
+ * count argument blank).  The member implies RB_HAS_LEFTMOST.
+ */
+RB_DEFINE_INTERFACE(rbt_fair, struct rbt_cont, root, left, /* no rightmost */,
+		    /* no count */, struct rbt_obj, node, key, 0, rbt_cmp, 0)
+
 /* Every valid flag combination: RB_INSERT_REPLACES needs RB_UNIQUE_KEYS. */
 RBT_COMBO(rbt_c00, 0,
 	  /* - */, /* - */, /* - */, 0);
@@ -1386,6 +1393,33 @@ static void rbtree_generic_test_iface_max_replace(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rbt_obj_of(c->root.rb_node)->max, 29ULL);
 }
 
+/* A cache member given with its flag clear is kept: the flag is implied. */
+static void rbtree_generic_test_iface_member_implies_flag(struct kunit *test)
+{
+	static const s64 keys[] = { 3, 1, 4, 0, 2, 1 };
+	struct rbt_obj *objs[ARRAY_SIZE(keys)];
+	struct rbt_cont *c = rbt_new_cont(test);
+	unsigned int i;
+
+	KUNIT_EXPECT_NULL(test, rbt_fair_first(c));
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		objs[i] = rbt_new(test, keys[i]);
+		/* flags 0: equal keys are kept, as in the scheduler */
+		KUNIT_EXPECT_NULL(test, rbt_fair_insert(c, objs[i]));
+	}
+	KUNIT_EXPECT_EQ(test, rbt_fair_rb()->tree_flags,
+			(unsigned int)RB_HAS_LEFTMOST);
+	KUNIT_EXPECT_PTR_EQ(test, rbt_obj_of(c->left), objs[3]);
+	KUNIT_EXPECT_PTR_EQ(test, rbt_fair_first(c), objs[3]);
+	rbt_fair_remove(c, objs[3]);
+	KUNIT_EXPECT_PTR_EQ(test, rbt_obj_of(c->left), objs[1]);
+	rbt_fair_remove(c, objs[1]);
+	KUNIT_EXPECT_PTR_EQ(test, rbt_obj_of(c->left), objs[5]);
+	KUNIT_EXPECT_NULL(test, c->right);
+	KUNIT_EXPECT_EQ(test, c->count, 0UL);
+	KUNIT_EXPECT_TRUE(test, rbt_check_rb(test, &c->root, NULL));
+}
+
 /* Every valid flag combination survives the random sequence. */
 static void rbtree_generic_test_iface_flag_combinations(struct kunit *test)
 {
@@ -1595,6 +1629,7 @@ static struct kunit_case rbtree_generic_test_cases[] = {
 	KUNIT_CASE(rbtree_generic_test_iface_max_augment),
 	KUNIT_CASE(rbtree_generic_test_iface_max_replace),
 	KUNIT_CASE(rbtree_generic_test_iface_walk_removes),
+	KUNIT_CASE(rbtree_generic_test_iface_member_implies_flag),
 	KUNIT_CASE(rbtree_generic_test_iface_flag_combinations),
 	KUNIT_CASE(rbtree_generic_test_cross_api_unique),
 	KUNIT_CASE(rbtree_generic_test_cross_api_dup),

@@ -13,9 +13,30 @@
  * comparison directly, as it does for rb_add() and rb_find(), so every
  * interface gets code specialised for its flags from one copy of each walk.
  *
- * This version adds a count member (RB_HAS_COUNT), finishes insert_near and
- * find_near, and supports augmented trees through 6.1's
- * <linux/rbtree_augmented.h>.
+ * Differences from the v2 posting (May 2012), each deliberate:
+ *
+ * - A 12th argument, @count after @right: the name of an unsigned long
+ *   node count, or blank.  The article's 11-argument calls need one more
+ *   blank argument.
+ * - Flags and members: giving a leftmost, rightmost or count member turns
+ *   its flag on (the article's fair_tree names rb_leftmost with flags 0,
+ *   and works); setting RB_HAS_LEFTMOST, RB_HAS_RIGHTMOST or RB_HAS_COUNT
+ *   with the member blank is a build error.
+ * - @compare is ``long (*)(const KEY *, const KEY *)``; v2's
+ *   ``long (*)(const void *, const void *)`` is accepted too.  Anything
+ *   else is a build error rather than a silent cast.
+ * - insert_near and find_near, unfinished in v2, work: they climb from the
+ *   hint only as far as needed and give the answer of a search from the
+ *   root.  find_near is the first key strictly greater than the key (as
+ *   rb_greater()), not the nearest key in either direction.  A hint that
+ *   is not in the tree is reported once and ignored, never followed.
+ * - RB_HAS_COUNT and RB_INSERT_REPLACES are new; augmented trees use 6.1's
+ *   <linux/rbtree_augmented.h> callbacks.
+ * - BUILD_BUG_ON_NON_CONST2() accepts address constants (see
+ *   build_bug_const.h); v2's was BUILD_BUG_ON_NON_CONST() for newer gcc.
+ *   Checks whose condition is an integer constant expression are
+ *   static_assert()s at file scope, so they do not depend on optimisation
+ *   or on a generated function being used.
  */
 #ifndef _RBTREE_SANTOS_H
 #define _RBTREE_SANTOS_H
@@ -507,12 +528,66 @@ __rb_generic_end(const struct rb_generic_rel *rel, void *cont, bool last)
 /* Type of a pointer to the (const) key of an object. */
 #define __rb_generic_kptr(obj_type, key) typeof(&((const obj_type *)0)->key)
 
-/* A cache member must be given exactly when its flag is set. */
-#define __rb_generic_check_member(flags, flag, member)			\
-	BUILD_BUG_ON_MSG((((flags) & (flag)) != 0) ==			\
-			 __rb_generic_is_blank(member),			\
-			 "RB_DEFINE_INTERFACE: " #flag " set but member blank,"\
-			 " or member given but " #flag " clear")
+/*
+ * The flags of an interface: @flags, plus the flag of each cache member
+ * given (the 2012 article's fair_tree names rb_leftmost with flags 0).
+ */
+#define __rb_generic_flags(flags, left, right, count)			\
+	((flags) |							\
+	 (__rb_generic_is_blank(left) ? 0 : RB_HAS_LEFTMOST) |		\
+	 (__rb_generic_is_blank(right) ? 0 : RB_HAS_RIGHTMOST) |	\
+	 (__rb_generic_is_blank(count) ? 0 : RB_HAS_COUNT))
+
+/*
+ * A check of @flags at file scope, with static_assert(), so that it does
+ * not depend on the optimiser or on a generated function being used.  It
+ * is made only when @flags is an integer constant expression; otherwise
+ * BUILD_BUG_ON_NON_CONST() in the generated functions reports @flags.
+ */
+#define __rb_generic_assert_flags(flags, cond, msg)			\
+	static_assert(__builtin_choose_expr(__is_constexpr(flags),	\
+					    (cond), 1),			\
+		      "RB_DEFINE_INTERFACE: " msg)
+
+/* A cache member's flag set with the member blank. */
+#define __rb_generic_assert_member(flags, flag, member, name)		\
+	__rb_generic_assert_flags(flags, !((flags) & (flag)) ||		\
+				  !__rb_generic_is_blank(member),	\
+				  #flag " set but " name " member blank")
+
+/* The file-scope checks of RB_DEFINE_INTERFACE(); see there. */
+#define __rb_generic_asserts(cont_type, root, left, right, count,	\
+			     obj_type, node, key, flags, compare, augment)	\
+__rb_generic_assert_flags(flags, !((flags) & ~RB_GENERIC_ALL_FLAGS),	\
+			  "unknown flag");				\
+__rb_generic_assert_flags(flags, !((flags) & RB_INSERT_REPLACES) ||	\
+			  ((flags) & RB_UNIQUE_KEYS),			\
+			  "RB_INSERT_REPLACES needs RB_UNIQUE_KEYS");	\
+__rb_generic_assert_member(flags, RB_HAS_LEFTMOST, left, "leftmost");	\
+__rb_generic_assert_member(flags, RB_HAS_RIGHTMOST, right, "rightmost");	\
+__rb_generic_assert_member(flags, RB_HAS_COUNT, count, "count");	\
+static_assert(__same_type(((cont_type *)0)->root, struct rb_root),	\
+	      "RB_DEFINE_INTERFACE: root member is not a struct rb_root");	\
+static_assert(__rb_generic_type_ok(cont_type, left, struct rb_node *),	\
+	      "RB_DEFINE_INTERFACE: leftmost member is not a struct rb_node *");\
+static_assert(__rb_generic_type_ok(cont_type, right, struct rb_node *),	\
+	      "RB_DEFINE_INTERFACE: rightmost member is not a struct rb_node *");\
+static_assert(__rb_generic_type_ok(cont_type, count, unsigned long),	\
+	      "RB_DEFINE_INTERFACE: count member is not an unsigned long");	\
+static_assert(__same_type(((obj_type *)0)->node, struct rb_node),	\
+	      "RB_DEFINE_INTERFACE: node member is not a struct rb_node");	\
+static_assert(__same_type(&*(compare),					\
+			  long (*)(__rb_generic_kptr(obj_type, key),	\
+				   __rb_generic_kptr(obj_type, key))) ||	\
+	      __same_type(&*(compare),					\
+			  long (*)(const void *, const void *)),	\
+	      "RB_DEFINE_INTERFACE: compare is not"			\
+	      " long (*)(const KEY *, const KEY *)");			\
+static_assert(__same_type(augment,					\
+			  const struct rb_augment_callbacks *) ||	\
+	      __same_type(augment, int) || __same_type(augment, void *),	\
+	      "RB_DEFINE_INTERFACE: augment is not a"			\
+	      " const struct rb_augment_callbacks *")
 
 /**
  * RB_DEFINE_INTERFACE - define a typed red-black tree interface
@@ -527,20 +602,42 @@ __rb_generic_end(const struct rb_generic_rel *rel, void *cont, bool last)
  * @obj_type: type of the objects, e.g. ``struct foo``
  * @node: name of the object's struct rb_node member
  * @key: name of the object's key member, of type KEY
- * @flags: enum rb_generic_flags, a compile-time constant
- * @compare: ``long compare(const KEY *a, const KEY *b)``, returning <0, 0 or
- *	>0 as @a sorts before, with or after @b; a constant (a function name)
+ * @flags: enum rb_generic_flags, a compile-time constant; the flag of each
+ *	of @left, @right and @count that is given is implied
+ * @compare: ``long compare(const KEY *a, const KEY *b)`` (or with ``const
+ *	void *`` arguments), returning <0, 0 or >0 as @a sorts before, with
+ *	or after @b; a constant (a function name)
  * @augment: ``const struct rb_augment_callbacks *`` from
  *	RB_DECLARE_CALLBACKS() for RB_IS_AUGMENTED, else 0
  *
  * No semicolon is needed after the macro.  The container must start out
- * zeroed (an empty root, NULL caches, a zero count).  Build errors, when a
- * generated function is used: @flags, @compare or @augment is not a
- * constant; @left, @right or @count is blank although its flag is set, or
- * given although it is clear; a member has the wrong type; an unknown
- * flag; RB_INSERT_REPLACES without RB_UNIQUE_KEYS; RB_IS_AUGMENTED without
- * @augment, or @augment without RB_IS_AUGMENTED; prefix_count() without
- * RB_HAS_COUNT.
+ * zeroed (an empty root, NULL caches, a zero count).
+ *
+ * Build errors, each with its message (after "RB_DEFINE_INTERFACE: "),
+ * at the macro (static_assert(), when @flags is an integer constant
+ * expression):
+ *
+ * - an unknown flag: "unknown flag";
+ * - "RB_INSERT_REPLACES needs RB_UNIQUE_KEYS";
+ * - RB_HAS_LEFTMOST, RB_HAS_RIGHTMOST or RB_HAS_COUNT with its member
+ *   blank: "RB_HAS_LEFTMOST set but leftmost member blank" and so on;
+ * - a member of the wrong type: "root member is not a struct rb_root",
+ *   "leftmost member is not a struct rb_node *" (likewise rightmost),
+ *   "count member is not an unsigned long", "node member is not a struct
+ *   rb_node";
+ * - "compare is not long (*)(const KEY *, const KEY *)";
+ * - "augment is not a const struct rb_augment_callbacks *";
+ *
+ * and where a generated function is used (BUILD_BUG_ON(), which needs the
+ * optimiser, as the kernel always builds):
+ *
+ * - @flags not a constant: "BUILD_BUG_ON_NON_CONST failed: <flags>";
+ * - @compare or @augment not a constant: "BUILD_BUG_ON_NON_CONST2 failed:
+ *   <argument>";
+ * - "RB_IS_AUGMENTED needs an augment" (@augment 0 or NULL);
+ * - "an augment needs RB_IS_AUGMENTED";
+ * - prefix_count() on a tree without a count: "prefix_count() needs
+ *   RB_HAS_COUNT".
  *
  * Generated functions (all static __always_inline; ``cont`` is @cont_type,
  * ``obj`` is @obj_type, ``KEY`` is the type of @key).  Every modifying
@@ -605,10 +702,13 @@ __rb_generic_end(const struct rb_generic_rel *rel, void *cont, bool last)
 #define RB_DEFINE_INTERFACE(prefix, cont_type, root, left, right, count,	\
 			    obj_type, node, key, flags, compare, augment)	\
 									\
+__rb_generic_asserts(cont_type, root, left, right, count, obj_type, node,	\
+		     key, flags, compare, augment);			\
+									\
 static inline long prefix ## _rb_compare(const void *a, const void *b)	\
 {									\
-	__rb_generic_kptr(obj_type, key) ka = a;				\
-	__rb_generic_kptr(obj_type, key) kb = b;				\
+	__rb_generic_kptr(obj_type, key) ka = a;			\
+	__rb_generic_kptr(obj_type, key) kb = b;			\
 									\
 	return (compare)(ka, kb);					\
 }									\
@@ -616,57 +716,39 @@ static inline long prefix ## _rb_compare(const void *a, const void *b)	\
 static const struct rb_generic_rel prefix ## _rb_rel __maybe_unused = {	\
 	.root_offset	= offsetof(cont_type, root),			\
 	.left_offset	= __rb_generic_offset(cont_type, left),		\
-	.right_offset	= __rb_generic_offset(cont_type, right),		\
-	.count_offset	= __rb_generic_offset(cont_type, count),		\
+	.right_offset	= __rb_generic_offset(cont_type, right),	\
+	.count_offset	= __rb_generic_offset(cont_type, count),	\
 	.node_offset	= offsetof(obj_type, node),			\
 	.key_offset	= offsetof(obj_type, key),			\
 	/* non-constant arguments are left for the build checks below */	\
-	.tree_flags	= __builtin_constant_p(flags) ? (flags) : 0,	\
+	.tree_flags	= __builtin_constant_p(flags) ?			\
+			  __rb_generic_flags(flags, left, right, count) : 0,	\
 	.cmp		= prefix ## _rb_compare,			\
 	.aug		= __builtin_constant_p(__rb_generic_aug(augment) ==	\
 					       __rb_generic_aug(0)) ?	\
 			  __rb_generic_aug(augment) : NULL,		\
 };									\
 									\
+/*									\
+ * The checks that need the optimiser: constant arguments that are not	\
+ * integer constant expressions, and the augment (an address).  They	\
+ * fire where a generated function is used.				\
+ */									\
 static __always_inline const struct rb_generic_rel *prefix ## _rb(void)	\
 {									\
 	BUILD_BUG_ON_NON_CONST(flags);					\
-	typedef long (*cmp_t)(__rb_generic_kptr(obj_type, key),		\
-			      __rb_generic_kptr(obj_type, key));		\
-									\
-	BUILD_BUG_ON_NON_CONST2((cmp_t)(compare));			\
-	BUILD_BUG_ON_NON_CONST2(__rb_generic_aug(augment));		\
-	BUILD_BUG_ON_MSG(!__same_type(augment,				\
-				      const struct rb_augment_callbacks *) &&	\
-			 !__same_type(augment, int) &&			\
-			 !__same_type(augment, void *),			\
-			 "RB_DEFINE_INTERFACE: augment is not a"		\
-			 " const struct rb_augment_callbacks *");		\
-	BUILD_BUG_ON_MSG((flags) & ~RB_GENERIC_ALL_FLAGS,		\
-			 "RB_DEFINE_INTERFACE: unknown flag");		\
-	BUILD_BUG_ON_MSG(((flags) & RB_INSERT_REPLACES) &&		\
-			 !((flags) & RB_UNIQUE_KEYS),			\
-			 "RB_DEFINE_INTERFACE: RB_INSERT_REPLACES needs"	\
-			 " RB_UNIQUE_KEYS");				\
-	BUILD_BUG_ON_MSG((((flags) & RB_IS_AUGMENTED) != 0) !=		\
-			 !!prefix ## _rb_rel.aug,		\
+	BUILD_BUG_ON_NON_CONST2(compare);				\
+	BUILD_BUG_ON_NON_CONST2(augment);				\
+	BUILD_BUG_ON_MSG((prefix ## _rb_rel.tree_flags & RB_IS_AUGMENTED) &&	\
+			 !prefix ## _rb_rel.aug,			\
 			 "RB_DEFINE_INTERFACE: RB_IS_AUGMENTED needs an"	\
-			 " augment, and an augment needs RB_IS_AUGMENTED");	\
-	__rb_generic_check_member(flags, RB_HAS_LEFTMOST, left);		\
-	__rb_generic_check_member(flags, RB_HAS_RIGHTMOST, right);	\
-	__rb_generic_check_member(flags, RB_HAS_COUNT, count);		\
-	BUILD_BUG_ON_MSG(!__same_type(((cont_type *)0)->root,		\
-				      struct rb_root) ||		\
-			 !__rb_generic_type_ok(cont_type, left,		\
-					      struct rb_node *) ||	\
-			 !__rb_generic_type_ok(cont_type, right,		\
-					      struct rb_node *) ||	\
-			 !__rb_generic_type_ok(cont_type, count,		\
-					      unsigned long) ||		\
-			 !__same_type(((obj_type *)0)->node,		\
-				      struct rb_node),			\
-			 "RB_DEFINE_INTERFACE: member of the wrong type");	\
-	BUILD_BUG_ON(prefix ## _rb_rel.tree_flags != (flags));		\
+			 " augment");					\
+	BUILD_BUG_ON_MSG(!(prefix ## _rb_rel.tree_flags & RB_IS_AUGMENTED) &&	\
+			 prefix ## _rb_rel.aug,				\
+			 "RB_DEFINE_INTERFACE: an augment needs"	\
+			 " RB_IS_AUGMENTED");				\
+	BUILD_BUG_ON(prefix ## _rb_rel.tree_flags !=			\
+		     __rb_generic_flags(flags, left, right, count));	\
 	BUILD_BUG_ON(prefix ## _rb_rel.aug != __rb_generic_aug(augment));	\
 	return &prefix ## _rb_rel;					\
 }									\
