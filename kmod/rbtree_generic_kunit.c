@@ -1509,7 +1509,7 @@ static void rbtree_generic_test_cross_api_unique(struct kunit *test)
 			rb_erase(rbt_nth(&ml, i), &ml);
 		} else {
 			added[RBT_NODE] = rb_insert(&os, &rbt_new(test, k)->node,
-						  rbt_node_cmp);
+						    rbt_node_cmp);
 			added[RBT_NODE_INLINE] =
 				_rb_insert(&osi, &rbt_new(test, k)->node,
 					   rbt_node_cmp);

@@ -42,6 +42,7 @@
 #define _RBTREE_SANTOS_H
 
 #include <linux/compiler.h>
+#include <linux/const.h>
 #include <linux/container_of.h>
 #include <linux/printk.h>
 #include <linux/rbtree.h>
@@ -139,7 +140,7 @@ __rb_generic_key(const struct rb_generic_rel *rel, const struct rb_node *node)
 /* Order of @key relative to the key of @node. */
 static __always_inline long
 __rb_generic_cmp(const struct rb_generic_rel *rel, const void *key,
-		const struct rb_node *node)
+		 const struct rb_node *node)
 {
 	return rel->cmp(key, __rb_generic_key(rel, node));
 }
@@ -162,7 +163,7 @@ __rb_generic_unique(const struct rb_generic_rel *rel)
  * the interface, after which the caller searches from the root.
  */
 #define __rb_generic_bad_hint(near)					\
-	pr_warn_once("rbtree_generic: hint %p is not a node of this tree, searching from the root\n", \
+	pr_warn_once("rbtree_generic: hint %p not in the tree, searching from the root\n",	\
 		     near)
 
 /*
@@ -262,7 +263,7 @@ __rb_generic_link_of(struct rb_root *root, struct rb_node *sub)
  */
 static __always_inline void
 __rb_generic_replace(const struct rb_generic_rel *rel, void *cont,
-		    struct rb_node *old, struct rb_node *new)
+		     struct rb_node *old, struct rb_node *new)
 {
 	struct rb_root *root = __rb_generic_root(rel, cont);
 
@@ -300,7 +301,7 @@ __rb_generic_replace(const struct rb_generic_rel *rel, void *cont,
  */
 static __always_inline struct rb_node *
 __rb_generic_insert(const struct rb_generic_rel *rel, void *cont,
-		   struct rb_node *near, struct rb_node *new)
+		    struct rb_node *near, struct rb_node *new)
 {
 	struct rb_root *root = __rb_generic_root(rel, cont);
 	const void *key = __rb_generic_key(rel, new);
@@ -379,7 +380,7 @@ found:
  */
 static __always_inline void
 __rb_generic_remove(const struct rb_generic_rel *rel, void *cont,
-		   struct rb_node *node)
+		    struct rb_node *node)
 {
 	struct rb_root *root = __rb_generic_root(rel, cont);
 
@@ -412,7 +413,7 @@ __rb_generic_remove(const struct rb_generic_rel *rel, void *cont,
  */
 static __always_inline struct rb_node *
 __rb_generic_find_end(const struct rb_generic_rel *rel, void *cont,
-		     const void *key, bool last)
+		      const void *key, bool last)
 {
 	struct rb_node *node = __rb_generic_root(rel, cont)->rb_node;
 	struct rb_node *match = NULL;
@@ -449,7 +450,7 @@ __rb_generic_find_end(const struct rb_generic_rel *rel, void *cont,
  */
 static __always_inline struct rb_node *
 __rb_generic_find_near(const struct rb_generic_rel *rel, void *cont,
-		      struct rb_node *near, const void *key)
+		       struct rb_node *near, const void *key)
 {
 	struct rb_root *root = __rb_generic_root(rel, cont);
 	struct rb_node *node = root->rb_node, *greater = NULL, *unused;
@@ -473,7 +474,7 @@ __rb_generic_find_near(const struct rb_generic_rel *rel, void *cont,
 /* The neighbour of @node in order if it has the same key, else NULL. */
 static __always_inline struct rb_node *
 __rb_generic_find_adjacent(const struct rb_generic_rel *rel,
-			  const struct rb_node *node, bool next)
+			   const struct rb_node *node, bool next)
 {
 	struct rb_node *other = next ? rb_next(node) : rb_prev(node);
 
@@ -554,40 +555,6 @@ __rb_generic_end(const struct rb_generic_rel *rel, void *cont, bool last)
 	__rb_generic_assert_flags(flags, !((flags) & (flag)) ||		\
 				  !__rb_generic_is_blank(member),	\
 				  #flag " set but " name " member blank")
-
-/* The file-scope checks of RB_DEFINE_INTERFACE(); see there. */
-#define __rb_generic_asserts(cont_type, root, left, right, count,	\
-			     obj_type, node, key, flags, compare, augment)	\
-__rb_generic_assert_flags(flags, !((flags) & ~RB_GENERIC_ALL_FLAGS),	\
-			  "unknown flag");				\
-__rb_generic_assert_flags(flags, !((flags) & RB_INSERT_REPLACES) ||	\
-			  ((flags) & RB_UNIQUE_KEYS),			\
-			  "RB_INSERT_REPLACES needs RB_UNIQUE_KEYS");	\
-__rb_generic_assert_member(flags, RB_HAS_LEFTMOST, left, "leftmost");	\
-__rb_generic_assert_member(flags, RB_HAS_RIGHTMOST, right, "rightmost");	\
-__rb_generic_assert_member(flags, RB_HAS_COUNT, count, "count");	\
-static_assert(__same_type(((cont_type *)0)->root, struct rb_root),	\
-	      "RB_DEFINE_INTERFACE: root member is not a struct rb_root");	\
-static_assert(__rb_generic_type_ok(cont_type, left, struct rb_node *),	\
-	      "RB_DEFINE_INTERFACE: leftmost member is not a struct rb_node *");\
-static_assert(__rb_generic_type_ok(cont_type, right, struct rb_node *),	\
-	      "RB_DEFINE_INTERFACE: rightmost member is not a struct rb_node *");\
-static_assert(__rb_generic_type_ok(cont_type, count, unsigned long),	\
-	      "RB_DEFINE_INTERFACE: count member is not an unsigned long");	\
-static_assert(__same_type(((obj_type *)0)->node, struct rb_node),	\
-	      "RB_DEFINE_INTERFACE: node member is not a struct rb_node");	\
-static_assert(__same_type(&*(compare),					\
-			  long (*)(__rb_generic_kptr(obj_type, key),	\
-				   __rb_generic_kptr(obj_type, key))) ||	\
-	      __same_type(&*(compare),					\
-			  long (*)(const void *, const void *)),	\
-	      "RB_DEFINE_INTERFACE: compare is not"			\
-	      " long (*)(const KEY *, const KEY *)");			\
-static_assert(__same_type(augment,					\
-			  const struct rb_augment_callbacks *) ||	\
-	      __same_type(augment, int) || __same_type(augment, void *),	\
-	      "RB_DEFINE_INTERFACE: augment is not a"			\
-	      " const struct rb_augment_callbacks *")
 
 /**
  * RB_DEFINE_INTERFACE - define a typed red-black tree interface
@@ -702,8 +669,36 @@ static_assert(__same_type(augment,					\
 #define RB_DEFINE_INTERFACE(prefix, cont_type, root, left, right, count,	\
 			    obj_type, node, key, flags, compare, augment)	\
 									\
-__rb_generic_asserts(cont_type, root, left, right, count, obj_type, node,	\
-		     key, flags, compare, augment);			\
+__rb_generic_assert_flags(flags, !((flags) & ~RB_GENERIC_ALL_FLAGS),	\
+			  "unknown flag");				\
+__rb_generic_assert_flags(flags, !((flags) & RB_INSERT_REPLACES) ||	\
+			  ((flags) & RB_UNIQUE_KEYS),			\
+			  "RB_INSERT_REPLACES needs RB_UNIQUE_KEYS");	\
+__rb_generic_assert_member(flags, RB_HAS_LEFTMOST, left, "leftmost");	\
+__rb_generic_assert_member(flags, RB_HAS_RIGHTMOST, right, "rightmost");	\
+__rb_generic_assert_member(flags, RB_HAS_COUNT, count, "count");	\
+static_assert(__same_type(((cont_type *)0)->root, struct rb_root),	\
+	      "RB_DEFINE_INTERFACE: root member is not a struct rb_root");	\
+static_assert(__rb_generic_type_ok(cont_type, left, struct rb_node *),	\
+	      "RB_DEFINE_INTERFACE: leftmost member is not a struct rb_node *");\
+static_assert(__rb_generic_type_ok(cont_type, right, struct rb_node *),	\
+	      "RB_DEFINE_INTERFACE: rightmost member is not a struct rb_node *");\
+static_assert(__rb_generic_type_ok(cont_type, count, unsigned long),	\
+	      "RB_DEFINE_INTERFACE: count member is not an unsigned long");	\
+static_assert(__same_type(((obj_type *)0)->node, struct rb_node),	\
+	      "RB_DEFINE_INTERFACE: node member is not a struct rb_node");	\
+static_assert(__same_type(&*(compare),					\
+			  long (*)(__rb_generic_kptr(obj_type, key),	\
+				   __rb_generic_kptr(obj_type, key))) ||	\
+	      __same_type(&*(compare),					\
+			  long (*)(const void *, const void *)),	\
+	      "RB_DEFINE_INTERFACE: compare is not"			\
+	      " long (*)(const KEY *, const KEY *)");			\
+static_assert(__same_type(augment,					\
+			  const struct rb_augment_callbacks *) ||	\
+	      __same_type(augment, int) || __same_type(augment, void *),	\
+	      "RB_DEFINE_INTERFACE: augment is not a"			\
+	      " const struct rb_augment_callbacks *");			\
 									\
 static inline long prefix ## _rb_compare(const void *a, const void *b)	\
 {									\
@@ -729,11 +724,6 @@ static const struct rb_generic_rel prefix ## _rb_rel __maybe_unused = {	\
 			  __rb_generic_aug(augment) : NULL,		\
 };									\
 									\
-/*									\
- * The checks that need the optimiser: constant arguments that are not	\
- * integer constant expressions, and the augment (an address).  They	\
- * fire where a generated function is used.				\
- */									\
 static __always_inline const struct rb_generic_rel *prefix ## _rb(void)	\
 {									\
 	BUILD_BUG_ON_NON_CONST(flags);					\
