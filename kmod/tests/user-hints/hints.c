@@ -38,12 +38,14 @@ RB_DEFINE_INTERFACE(ubag, struct cont, root, left, right, count,
 		    RB_HAS_LEFTMOST | RB_HAS_RIGHTMOST | RB_HAS_COUNT,
 		    obj_cmp, 0)
 
-static int failures;
+static int passes, failures;
 
 static void expect(int ok, const char *what)
 {
 	printf("%s %s\n", ok ? "ok" : "FAIL", what);
-	if (!ok)
+	if (ok)
+		passes++;
+	else
 		failures++;
 }
 
@@ -118,6 +120,6 @@ int main(void)
 	expect(!ubag_insert_near(&b, gone, new_obj(1000)) && b.count == 4,
 	       "dup tree: insert_near(removed hint) links");
 
-	printf("%d failures\n", failures);
+	printf("%d passed, %d failed\n", passes, failures);
 	return failures != 0;
 }
