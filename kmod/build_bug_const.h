@@ -8,6 +8,13 @@
  * are defined here only if the kernel does not provide them, so that a
  * kernel definition always wins.
  *
+ * The meaning differs from the 2012 posting.  There, BUILD_BUG_ON_NON_CONST2()
+ * was BUILD_BUG_ON_NON_CONST() itself, only enabled on gcc versions whose
+ * __builtin_constant_p() handled struct members and dereferenced pointers.
+ * Here it is the check for pointers: it accepts address constants, which
+ * __builtin_constant_p() rejects on every gcc.  Neither is compiled out
+ * without __OPTIMIZE__ (the kernel is never built that way).
+ *
  * Both rely on the optimiser: like BUILD_BUG_ON() they only work when the
  * code that uses them is compiled with optimisation, which the kernel
  * always is, and only where that code is actually emitted (a check in a

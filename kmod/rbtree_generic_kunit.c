@@ -5,13 +5,16 @@
  * which must be loaded first) and Daniel Santos's RB_DEFINE_INTERFACE().
  *
  * Every tree is checked against a model (a sorted array of the objects)
- * and for the red-black invariants after each operation; the Santos
- * interface is instantiated for every valid combination of its flags, and
- * both APIs and mainline rb_find_add()/rb_add() are run side by side on the
- * same pseudo-random sequences and must build identical trees.
+ * and for the red-black invariants after each operation.
+ * RB_DEFINE_INTERFACE() is instantiated for every valid combination of its
+ * flags, and with two augments: a subtree size and a subtree max (which
+ * depends on each node's own value).  Both APIs and mainline
+ * rb_find_add()/rb_add() are run side by side on the same pseudo-random
+ * sequences and must build identical trees.
  */
 #include <kunit/test.h>
 #include <linux/limits.h>
+#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/prandom.h>
 #include <linux/rbtree_augmented.h>
@@ -33,6 +36,8 @@ struct rbt_obj {
 	s64 key;
 	unsigned long size;	/* augmented: nodes in the subtree */
 	unsigned int id;	/* creation order, to tell equal keys apart */
+	u64 val;		/* a value of its own, not the key */
+	u64 max;		/* augmented: largest val in the subtree */
 };
 
 struct rbt_cont {
@@ -79,6 +84,19 @@ static inline bool rbt_compute_size(struct rbt_obj *obj, bool exit)
 RB_DECLARE_CALLBACKS(static, rbt_size_cb, struct rbt_obj, node, size,
 		     rbt_compute_size);
 
+/*
+ * A max-style augment, like vmap_area's subtree_max_size: unlike the size,
+ * it depends on each node's own value, so copying it on replace and
+ * stopping propagation once a value is unchanged can be wrong and show.
+ */
+static inline u64 rbt_obj_val(const struct rbt_obj *obj)
+{
+	return obj->val;
+}
+
+RB_DECLARE_CALLBACKS_MAX(static, rbt_max_cb, struct rbt_obj, node, u64, max,
+			 rbt_obj_val);
+
 #define RBT_L	RB_HAS_LEFTMOST
 #define RBT_R	RB_HAS_RIGHTMOST
 #define RBT_C	RB_HAS_COUNT
@@ -94,6 +112,7 @@ RB_DECLARE_CALLBACKS(static, rbt_size_cb, struct rbt_obj, node, size,
 struct rbt_ops {
 	const char *label;
 	unsigned int tree_flags;
+	const struct rb_augment_callbacks *augment;
 	struct rbt_obj *(*insert)(struct rbt_cont *c, struct rbt_obj *o);
 	struct rbt_obj *(*insert_near)(struct rbt_cont *c,
 				       struct rbt_obj *near,
@@ -127,6 +146,7 @@ static unsigned long pfx ## _count_if_any(struct rbt_cont *c)		\
 }									\
 static const struct rbt_ops pfx ## _ops = {				\
 	.label = #pfx, .tree_flags = (fl),				\
+	.augment = (const struct rb_augment_callbacks *)(aug),	\
 	.insert = pfx ## _insert, .insert_near = pfx ## _insert_near,	\
 	.remove = pfx ## _remove, .find = pfx ## _find,			\
 	.find_first = pfx ## _find_first, .find_last = pfx ## _find_last,	\
@@ -153,6 +173,19 @@ RBT_COMBO(rbt_augbag, RBT_L | RBT_R | RBT_C | RBT_A,
 	  left, right, count, &rbt_size_cb);
 RBT_COMBO(rbt_augrepl, RBT_U | RBT_X | RBT_L | RBT_C | RBT_A,
 	  left, /* - */, count, &rbt_size_cb);
+RBT_COMBO(rbt_max, RBT_U | RBT_C | RBT_A,
+	  /* - */, /* - */, count, &rbt_max_cb);
+RBT_COMBO(rbt_maxbag, RBT_L | RBT_R | RBT_C | RBT_A,
+	  left, right, count, &rbt_max_cb);
+RBT_COMBO(rbt_maxrepl, RBT_U | RBT_X | RBT_L | RBT_R | RBT_C | RBT_A,
+	  left, right, count, &rbt_max_cb);
+
+/*
+ * The 2012 article's fair_tree: a leftmost member with flags 0 (and the
+ * count argument blank).  The member implies RB_HAS_LEFTMOST.
+ */
+RB_DEFINE_INTERFACE(rbt_fair, struct rbt_cont, root, left, /* no rightmost */,
+		    /* no count */, struct rbt_obj, node, key, 0, rbt_cmp, 0)
 
 /* Every valid flag combination: RB_INSERT_REPLACES needs RB_UNIQUE_KEYS. */
 RBT_COMBO(rbt_c00, 0,
@@ -311,6 +344,8 @@ static struct rbt_obj *rbt_new(struct kunit *test, s64 key)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, obj);
 	obj->key = key;
 	obj->id = ctx->next_id++;
+	/* spread over 0..1023, independent of the key, reproducible */
+	obj->val = (obj->id * 2654435761U) >> 22;
 	RB_CLEAR_NODE(&obj->node);
 	return obj;
 }
@@ -411,17 +446,21 @@ static void rbt_model_delete(struct rbt_model *m, unsigned int i)
 /*
  * Red-black checker: black height of the subtree at @node (NIL counts as
  * one black node), or -1 after reporting the first violation.  @size
- * returns the number of nodes, compared with the augmented value.
+ * returns the number of nodes and @max the largest val, compared with the
+ * augmented value of @aug (&rbt_size_cb, &rbt_max_cb or NULL).
  */
 static int rbt_check_subtree(struct kunit *test, const struct rb_node *node,
-			     const struct rb_node *parent, bool augmented,
-			     unsigned long *size)
+			     const struct rb_node *parent,
+			     const struct rb_augment_callbacks *aug,
+			     unsigned long *size, u64 *max)
 {
 	const struct rbt_obj *obj = rbt_obj_of(node);
 	unsigned long left_size, right_size;
+	u64 left_max, right_max;
 	int left_bh, right_bh;
 
 	*size = 0;
+	*max = 0;
 	if (!node)
 		return 1;
 	if (rb_parent(node) != parent) {
@@ -434,12 +473,12 @@ static int rbt_check_subtree(struct kunit *test, const struct rb_node *node,
 			   obj->key);
 		return -1;
 	}
-	left_bh = rbt_check_subtree(test, node->rb_left, node, augmented,
-				    &left_size);
+	left_bh = rbt_check_subtree(test, node->rb_left, node, aug,
+				    &left_size, &left_max);
 	if (left_bh < 0)
 		return -1;
-	right_bh = rbt_check_subtree(test, node->rb_right, node, augmented,
-				     &right_size);
+	right_bh = rbt_check_subtree(test, node->rb_right, node, aug,
+				     &right_size, &right_max);
 	if (right_bh < 0)
 		return -1;
 	if (left_bh != right_bh) {
@@ -448,27 +487,34 @@ static int rbt_check_subtree(struct kunit *test, const struct rb_node *node,
 		return -1;
 	}
 	*size = left_size + right_size + 1;
-	if (augmented && obj->size != *size) {
+	*max = max3(obj->val, left_max, right_max);
+	if (aug == &rbt_size_cb && obj->size != *size) {
 		KUNIT_FAIL(test, "augment: node %lld has size %lu, not %lu",
 			   obj->key, obj->size, *size);
+		return -1;
+	}
+	if (aug == &rbt_max_cb && obj->max != *max) {
+		KUNIT_FAIL(test, "augment: node %lld has max %llu, not %llu",
+			   obj->key, obj->max, *max);
 		return -1;
 	}
 	return left_bh + rb_is_black(node);
 }
 
-/* All red-black invariants of @root (and sizes if @augmented). */
+/* All red-black invariants of @root, and the augmented values of @aug. */
 static bool rbt_check_rb(struct kunit *test, const struct rb_root *root,
-			 bool augmented)
+			 const struct rb_augment_callbacks *aug)
 {
 	unsigned long size;
+	u64 max;
 
 	if (root->rb_node && !rb_is_black(root->rb_node)) {
 		KUNIT_FAIL(test, "root-color: root %lld is red",
 			   rbt_obj_of(root->rb_node)->key);
 		return false;
 	}
-	return rbt_check_subtree(test, root->rb_node, NULL, augmented,
-				 &size) >= 0;
+	return rbt_check_subtree(test, root->rb_node, NULL, aug, &size,
+				 &max) >= 0;
 }
 
 struct rbt_walk {
@@ -486,7 +532,7 @@ static void rbt_walk_record(struct rbt_obj *obj, void *arg)
 }
 
 /*
- * Everything observable about a Santos tree against the model: shape
+ * Everything observable about an interface's tree against the model: shape
  * invariants, in-order content (by identity, so the order of equal keys
  * counts), caches, count, first/last, next/prev and walk.
  */
@@ -497,7 +543,7 @@ static bool rbt_verify(struct kunit *test, const struct rbt_ops *ops,
 	unsigned int f = ops->tree_flags, i = 0;
 	struct rb_node *node;
 
-	if (!rbt_check_rb(test, &c->root, f & RB_IS_AUGMENTED))
+	if (!rbt_check_rb(test, &c->root, ops->augment))
 		goto fail;
 	for (node = rb_first(&c->root); node; node = rb_next(node), i++)
 		if (i >= m->n || rbt_obj_of(node) != m->objs[i])
@@ -653,14 +699,14 @@ static void rbt_run_sequence(struct kunit *test, const struct rbt_ops *ops,
 	KUNIT_EXPECT_TRUE(test, RB_EMPTY_ROOT(&c->root));
 }
 
-/* ---- Overstreet ---- */
+/* ---- rb_insert() & co. ---- */
 
-static int rbt_os_cmp(struct rb_node *l, struct rb_node *r)
+static int rbt_node_cmp(struct rb_node *l, struct rb_node *r)
 {
 	return rbt_cmp(&rbt_obj_of(l)->key, &rbt_obj_of(r)->key);
 }
 
-/* An on-stack object holding only a key, as Overstreet's callers use. */
+/* An on-stack object holding only a key, as rb_search()'s callers use. */
 #define RBT_SEARCH(k) (&((struct rbt_obj){ .key = (k) }).node)
 
 static s64 rbt_key_or(const struct rb_node *node, s64 none)
@@ -694,24 +740,24 @@ static unsigned int rbt_nodes(const struct rb_root *root)
 }
 
 /* rb_insert() links a new key (0) and refuses an equal one (-1). */
-static void rbtree_generic_test_overstreet_insert_unique(struct kunit *test)
+static void rbtree_generic_test_node_insert_unique(struct kunit *test)
 {
 	struct rbt_obj *a = rbt_new(test, 5), *b = rbt_new(test, 5);
 	struct rbt_obj *c = rbt_new(test, 7);
 	struct rb_root root = RB_ROOT;
 
-	KUNIT_EXPECT_EQ(test, rb_insert(&root, &a->node, rbt_os_cmp), 0);
-	KUNIT_EXPECT_EQ(test, rb_insert(&root, &c->node, rbt_os_cmp), 0);
-	KUNIT_EXPECT_EQ(test, rb_insert(&root, &b->node, rbt_os_cmp), -1);
+	KUNIT_EXPECT_EQ(test, rb_insert(&root, &a->node, rbt_node_cmp), 0);
+	KUNIT_EXPECT_EQ(test, rb_insert(&root, &c->node, rbt_node_cmp), 0);
+	KUNIT_EXPECT_EQ(test, rb_insert(&root, &b->node, rbt_node_cmp), -1);
 	KUNIT_EXPECT_EQ(test, rbt_nodes(&root), 2U);
 	KUNIT_EXPECT_PTR_EQ(test, root.rb_node, &a->node);
 	KUNIT_EXPECT_PTR_EQ(test, rb_next(&a->node), &c->node);
 	KUNIT_EXPECT_TRUE(test, RB_EMPTY_NODE(&b->node));
-	KUNIT_EXPECT_TRUE(test, rbt_check_rb(test, &root, false));
+	KUNIT_EXPECT_TRUE(test, rbt_check_rb(test, &root, NULL));
 }
 
 /* rb_insert_allow_dup() puts an equal key after the present ones. */
-static void rbtree_generic_test_overstreet_insert_dup_order(struct kunit *test)
+static void rbtree_generic_test_node_insert_dup_order(struct kunit *test)
 {
 	static const s64 keys[] = { 3, 1, 3, 2, 3, 1 };
 	static const unsigned int order[] = { 1, 5, 3, 0, 2, 4 };
@@ -722,27 +768,27 @@ static void rbtree_generic_test_overstreet_insert_dup_order(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		objs[i] = rbt_new(test, keys[i]);
-		rb_insert_allow_dup(&root, &objs[i]->node, rbt_os_cmp);
+		rb_insert_allow_dup(&root, &objs[i]->node, rbt_node_cmp);
 	}
 	node = rb_first(&root);
 	for (i = 0; i < ARRAY_SIZE(order); i++, node = rb_next(node))
 		KUNIT_EXPECT_PTR_EQ(test, node, &objs[order[i]]->node);
 	KUNIT_EXPECT_NULL(test, node);
-	KUNIT_EXPECT_TRUE(test, rbt_check_rb(test, &root, false));
+	KUNIT_EXPECT_TRUE(test, rbt_check_rb(test, &root, NULL));
 }
 
 /* rb_search() finds an equal node or NULL, also on an empty tree. */
-static void rbtree_generic_test_overstreet_search(struct kunit *test)
+static void rbtree_generic_test_node_search(struct kunit *test)
 {
 	struct rb_root root = RB_ROOT;
 	s64 k;
 
-	KUNIT_EXPECT_NULL(test, rb_search(&root, RBT_SEARCH(0), rbt_os_cmp));
+	KUNIT_EXPECT_NULL(test, rb_search(&root, RBT_SEARCH(0), rbt_node_cmp));
 	for (k = 0; k < 10; k++)
-		rb_insert(&root, &rbt_new(test, 2 * k)->node, rbt_os_cmp);
+		rb_insert(&root, &rbt_new(test, 2 * k)->node, rbt_node_cmp);
 	for (k = -1; k < 21; k++) {
 		struct rb_node *found = rb_search(&root, RBT_SEARCH(k),
-						  rbt_os_cmp);
+						  rbt_node_cmp);
 
 		if (k >= 0 && k <= 18 && k % 2 == 0)
 			KUNIT_EXPECT_EQ(test, rbt_okey(rbt_obj_of(found)), k);
@@ -752,33 +798,33 @@ static void rbtree_generic_test_overstreet_search(struct kunit *test)
 }
 
 /* rb_greater() is the first node strictly above the key, at both ends. */
-static void rbtree_generic_test_overstreet_greater(struct kunit *test)
+static void rbtree_generic_test_node_greater(struct kunit *test)
 {
 	static const s64 keys[] = { 10, 20, 20, 30 };
 	struct rbt_obj *objs[ARRAY_SIZE(keys)];
 	struct rb_root root = RB_ROOT;
 	unsigned int i;
 
-	KUNIT_EXPECT_NULL(test, rb_greater(&root, RBT_SEARCH(0), rbt_os_cmp));
+	KUNIT_EXPECT_NULL(test, rb_greater(&root, RBT_SEARCH(0), rbt_node_cmp));
 	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		objs[i] = rbt_new(test, keys[i]);
-		rb_insert_allow_dup(&root, &objs[i]->node, rbt_os_cmp);
+		rb_insert_allow_dup(&root, &objs[i]->node, rbt_node_cmp);
 	}
 	KUNIT_EXPECT_PTR_EQ(test, rb_greater(&root, RBT_SEARCH(S64_MIN),
-					     rbt_os_cmp), &objs[0]->node);
-	KUNIT_EXPECT_PTR_EQ(test, rb_greater(&root, RBT_SEARCH(9), rbt_os_cmp),
+					     rbt_node_cmp), &objs[0]->node);
+	KUNIT_EXPECT_PTR_EQ(test, rb_greater(&root, RBT_SEARCH(9), rbt_node_cmp),
 			    &objs[0]->node);
-	KUNIT_EXPECT_PTR_EQ(test, rb_greater(&root, RBT_SEARCH(10), rbt_os_cmp),
+	KUNIT_EXPECT_PTR_EQ(test, rb_greater(&root, RBT_SEARCH(10), rbt_node_cmp),
 			    &objs[1]->node);
-	KUNIT_EXPECT_PTR_EQ(test, rb_greater(&root, RBT_SEARCH(20), rbt_os_cmp),
+	KUNIT_EXPECT_PTR_EQ(test, rb_greater(&root, RBT_SEARCH(20), rbt_node_cmp),
 			    &objs[3]->node);
-	KUNIT_EXPECT_NULL(test, rb_greater(&root, RBT_SEARCH(30), rbt_os_cmp));
+	KUNIT_EXPECT_NULL(test, rb_greater(&root, RBT_SEARCH(30), rbt_node_cmp));
 	KUNIT_EXPECT_NULL(test, rb_greater(&root, RBT_SEARCH(S64_MAX),
-					   rbt_os_cmp));
+					   rbt_node_cmp));
 }
 
 /* The inline and out-of-line versions build and search identically. */
-static void rbtree_generic_test_overstreet_inline_matches(struct kunit *test)
+static void rbtree_generic_test_node_inline_matches(struct kunit *test)
 {
 	struct rb_root inl = RB_ROOT, ool = RB_ROOT;
 	unsigned int step;
@@ -788,28 +834,28 @@ static void rbtree_generic_test_overstreet_inline_matches(struct kunit *test)
 		k = rbt_rand_key(test);
 		KUNIT_ASSERT_EQ(test,
 				_rb_insert(&inl, &rbt_new(test, k)->node,
-					   rbt_os_cmp),
+					   rbt_node_cmp),
 				rb_insert(&ool, &rbt_new(test, k)->node,
-					  rbt_os_cmp));
+					  rbt_node_cmp));
 		k = rbt_rand_key(test);
 		KUNIT_ASSERT_EQ(test,
 				rbt_key_or(_rb_search(&inl, RBT_SEARCH(k),
-						      rbt_os_cmp), 7),
+						      rbt_node_cmp), 7),
 				rbt_key_or(rb_search(&ool, RBT_SEARCH(k),
-						     rbt_os_cmp), 7));
+						     rbt_node_cmp), 7));
 		KUNIT_ASSERT_EQ(test,
 				rbt_key_or(_rb_greater(&inl, RBT_SEARCH(k),
-						       rbt_os_cmp), 7),
+						       rbt_node_cmp), 7),
 				rbt_key_or(rb_greater(&ool, RBT_SEARCH(k),
-						      rbt_os_cmp), 7));
+						      rbt_node_cmp), 7));
 	}
 	KUNIT_EXPECT_EQ(test, rbt_nodes(&inl), rbt_nodes(&ool));
-	KUNIT_EXPECT_TRUE(test, rbt_check_rb(test, &inl, false));
-	KUNIT_EXPECT_TRUE(test, rbt_check_rb(test, &ool, false));
+	KUNIT_EXPECT_TRUE(test, rbt_check_rb(test, &inl, NULL));
+	KUNIT_EXPECT_TRUE(test, rbt_check_rb(test, &ool, NULL));
 }
 
 /* RB_FIRST/LAST/NEXT/PREV and container_of_or_null() map NULL to NULL. */
-static void rbtree_generic_test_overstreet_helpers(struct kunit *test)
+static void rbtree_generic_test_node_helpers(struct kunit *test)
 {
 	struct rbt_obj *a = rbt_new(test, S64_MIN), *b = rbt_new(test, S64_MAX);
 	struct rb_root root = RB_ROOT;
@@ -819,8 +865,8 @@ static void rbtree_generic_test_overstreet_helpers(struct kunit *test)
 						     node));
 	KUNIT_EXPECT_NULL(test, RB_FIRST(&root, struct rbt_obj, node));
 	KUNIT_EXPECT_NULL(test, RB_LAST(&root, struct rbt_obj, node));
-	rb_insert(&root, &b->node, rbt_os_cmp);
-	rb_insert(&root, &a->node, rbt_os_cmp);
+	rb_insert(&root, &b->node, rbt_node_cmp);
+	rb_insert(&root, &a->node, rbt_node_cmp);
 	KUNIT_EXPECT_PTR_EQ(test, RB_FIRST(&root, struct rbt_obj, node), a);
 	KUNIT_EXPECT_PTR_EQ(test, RB_LAST(&root, struct rbt_obj, node), b);
 	KUNIT_EXPECT_PTR_EQ(test, RB_NEXT(a, node), b);
@@ -829,10 +875,10 @@ static void rbtree_generic_test_overstreet_helpers(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, RB_PREV(a, node));
 }
 
-/* ---- Santos ---- */
+/* ---- RB_DEFINE_INTERFACE() ---- */
 
 /* An empty tree: nothing found, no first/last, count 0, walk idle. */
-static void rbtree_generic_test_santos_empty(struct kunit *test)
+static void rbtree_generic_test_iface_empty(struct kunit *test)
 {
 	struct rbt_cont *c = rbt_new_cont(test);
 	struct rbt_walk walk = { .seen = NULL };
@@ -851,7 +897,7 @@ static void rbtree_generic_test_santos_empty(struct kunit *test)
 }
 
 /* One object is first, last, root and the whole count; removal empties. */
-static void rbtree_generic_test_santos_single(struct kunit *test)
+static void rbtree_generic_test_iface_single(struct kunit *test)
 {
 	struct rbt_cont *c = rbt_new_cont(test);
 	struct rbt_obj *o = rbt_new(test, 42);
@@ -879,7 +925,7 @@ static void rbtree_generic_test_santos_single(struct kunit *test)
 }
 
 /* Blank cache members compile and leave the container's fields alone. */
-static void rbtree_generic_test_santos_blank_members(struct kunit *test)
+static void rbtree_generic_test_iface_blank_members(struct kunit *test)
 {
 	struct rbt_cont *c = rbt_new_cont(test);
 	struct rbt_obj *a = rbt_new(test, 1), *b = rbt_new(test, 2);
@@ -897,7 +943,7 @@ static void rbtree_generic_test_santos_blank_members(struct kunit *test)
 }
 
 /* A unique tree returns the present object and stays unchanged. */
-static void rbtree_generic_test_santos_unique_rejects(struct kunit *test)
+static void rbtree_generic_test_iface_unique_rejects(struct kunit *test)
 {
 	struct rbt_cont *c = rbt_new_cont(test);
 	struct rbt_obj *a = rbt_new(test, 5), *b = rbt_new(test, 5);
@@ -911,7 +957,7 @@ static void rbtree_generic_test_santos_unique_rejects(struct kunit *test)
 }
 
 /* RB_INSERT_REPLACES swaps in the new object and returns the old one. */
-static void rbtree_generic_test_santos_insert_replaces(struct kunit *test)
+static void rbtree_generic_test_iface_insert_replaces(struct kunit *test)
 {
 	const struct rbt_ops *const tables[] = { &rbt_repl_ops,
 						 &rbt_augrepl_ops };
@@ -944,7 +990,7 @@ static void rbtree_generic_test_santos_insert_replaces(struct kunit *test)
 }
 
 /* Equal keys keep insertion order; find_* walk exactly the equal run. */
-static void rbtree_generic_test_santos_dup_order(struct kunit *test)
+static void rbtree_generic_test_iface_dup_order(struct kunit *test)
 {
 	static const s64 keys[] = { 3, 1, 3, 2, 3 };
 	struct rbt_obj *objs[ARRAY_SIZE(keys)];
@@ -974,7 +1020,7 @@ static void rbtree_generic_test_santos_dup_order(struct kunit *test)
 }
 
 /* S64_MIN and S64_MAX sort at the ends; near queries at and past them. */
-static void rbtree_generic_test_santos_extreme_keys(struct kunit *test)
+static void rbtree_generic_test_iface_extreme_keys(struct kunit *test)
 {
 	static const s64 keys[] = { 0, S64_MAX, -1, S64_MIN, 1 };
 	static const s64 sorted[] = { S64_MIN, -1, 0, 1, S64_MAX };
@@ -1001,7 +1047,7 @@ static void rbtree_generic_test_santos_extreme_keys(struct kunit *test)
 }
 
 /* Removing the root, the minimum and the maximum keeps every cache. */
-static void rbtree_generic_test_santos_erase_root_min_max(struct kunit *test)
+static void rbtree_generic_test_iface_erase_root_min_max(struct kunit *test)
 {
 	const struct rbt_ops *const tables[] = { &rbt_set_ops, &rbt_bag_ops,
 						 &rbt_augbag_ops };
@@ -1043,7 +1089,8 @@ static void rbtree_generic_test_santos_erase_root_min_max(struct kunit *test)
 /* Tables for the near tests: unique, dup, augmented, replacing. */
 static const struct rbt_ops *const rbt_near_tables[] = {
 	&rbt_set_ops, &rbt_bag_ops, &rbt_aug_ops, &rbt_augbag_ops,
-	&rbt_repl_ops,
+	&rbt_repl_ops, &rbt_augrepl_ops, &rbt_max_ops, &rbt_maxbag_ops,
+	&rbt_maxrepl_ops,
 };
 
 /* A tree of keys 0, 2, ..., 2 * (n - 1), each twice on dup trees. */
@@ -1059,7 +1106,7 @@ static void rbt_fill_even(struct kunit *test, const struct rbt_ops *ops,
 }
 
 /* find_near() gives the root-started answer from every hint. */
-static void rbtree_generic_test_santos_find_near_every_hint(struct kunit *test)
+static void rbtree_generic_test_iface_find_near_every_hint(struct kunit *test)
 {
 	const struct rbt_ops *ops;
 	struct rbt_model *m;
@@ -1088,14 +1135,43 @@ static void rbtree_generic_test_santos_find_near_every_hint(struct kunit *test)
 	}
 }
 
+/*
+ * Insert a new object with key @k from @hint (NULL: a hint that is the new
+ * object itself), check the tree against the model, then undo the insert
+ * so that the next call sees the same tree.
+ */
+static bool rbt_insert_near_undo(struct kunit *test, const struct rbt_ops *ops,
+				 struct rbt_cont *c, struct rbt_model *m,
+				 struct rbt_obj *hint, s64 k)
+{
+	struct rbt_obj *obj = rbt_new(test, k);
+	unsigned int i;
+
+	if (!rbt_insert_checked(test, ops, c, m, hint ?: obj, obj) ||
+	    !rbt_verify(test, ops, c, m))
+		return false;
+	for (i = 0; i < m->n && m->objs[i] != obj; i++)
+		;
+	if (i == m->n)
+		return true;
+	ops->remove(c, obj);
+	rbt_model_delete(m, i);
+	if (ops->tree_flags & RB_INSERT_REPLACES) {
+		/* put back the one it replaced */
+		obj = rbt_new(test, k);
+		if (!rbt_insert_checked(test, ops, c, m, NULL, obj))
+			return false;
+	}
+	return rbt_verify(test, ops, c, m);
+}
+
 /* insert_near() places the object as insert() would, from every hint. */
-static void rbtree_generic_test_santos_insert_near_every_hint(struct kunit *test)
+static void rbtree_generic_test_iface_insert_near_every_hint(struct kunit *test)
 {
 	const struct rbt_ops *ops;
-	struct rbt_obj *obj, *hint;
 	struct rbt_model *m;
 	struct rbt_cont *c;
-	unsigned int t, h, i;
+	unsigned int t, h;
 	s64 k;
 
 	for (t = 0; t < ARRAY_SIZE(rbt_near_tables); t++) {
@@ -1103,33 +1179,99 @@ static void rbtree_generic_test_santos_insert_near_every_hint(struct kunit *test
 		m = rbt_new_model(test);
 		c = rbt_new_cont(test);
 		rbt_fill_even(test, ops, c, m, 12);
-		for (k = -1; k <= 24; k++) {
-			for (h = 0; h < m->n; h++) {
-				hint = m->objs[h];
-				obj = rbt_new(test, k);
+		for (k = -1; k <= 24; k++)
+			for (h = 0; h < m->n; h++)
 				KUNIT_ASSERT_TRUE(test,
-						  rbt_insert_checked(test, ops, c, m,
-								     hint, obj));
-				KUNIT_ASSERT_TRUE(test, rbt_verify(test, ops, c, m));
-				/* undo, so every hint sees the same tree */
-				for (i = 0; i < m->n && m->objs[i] != obj; i++)
-					;
-				if (i == m->n)
-					continue;
-				ops->remove(c, obj);
-				rbt_model_delete(m, i);
-				if (ops->tree_flags & RB_INSERT_REPLACES) {
-					/* put back the one it replaced */
-					obj = rbt_new(test, k);
-					rbt_insert_checked(test, ops, c, m, NULL, obj);
-				}
+						  rbt_insert_near_undo(test, ops, c, m,
+								       m->objs[h], k));
+	}
+}
+
+/*
+ * A hint that was removed from the tree (RB_EMPTY_NODE(): its own parent,
+ * which once made the climb loop forever), the object being inserted as
+ * its own hint, and a hint whose parent links form a cycle: each is
+ * ignored, and every answer is the one a search from the root gives.
+ */
+static void rbtree_generic_test_iface_removed_hint(struct kunit *test)
+{
+	struct rbt_obj *gone, *x, *y;
+	const struct rbt_ops *ops;
+	struct rbt_model *m;
+	struct rbt_cont *c;
+	unsigned int t;
+	s64 k;
+
+	for (t = 0; t < ARRAY_SIZE(rbt_near_tables); t++) {
+		ops = rbt_near_tables[t];
+		m = rbt_new_model(test);
+		c = rbt_new_cont(test);
+		rbt_fill_even(test, ops, c, m, 8);
+		gone = m->objs[m->n / 2];
+		ops->remove(c, gone);
+		rbt_model_delete(m, m->n / 2);
+		KUNIT_ASSERT_TRUE(test, RB_EMPTY_NODE(&gone->node));
+		x = rbt_new(test, 7);
+		y = rbt_new(test, 9);
+		rb_set_parent(&x->node, &y->node);
+		rb_set_parent(&y->node, &x->node);
+		for (k = -1; k <= 16; k++) {
+			KUNIT_ASSERT_TRUE(test, rbt_verify_queries(test, ops, c, m,
+								   gone, k));
+			KUNIT_ASSERT_TRUE(test, rbt_verify_queries(test, ops, c, m,
+								   x, k));
+			KUNIT_ASSERT_TRUE(test, rbt_insert_near_undo(test, ops, c, m,
+								     gone, k));
+			KUNIT_ASSERT_TRUE(test, rbt_insert_near_undo(test, ops, c, m,
+								     NULL, k));
+			KUNIT_ASSERT_TRUE(test, rbt_insert_near_undo(test, ops, c, m,
+								     y, k));
+		}
+		KUNIT_EXPECT_TRUE(test, RB_EMPTY_NODE(&gone->node));
+	}
+}
+
+/*
+ * A hint from another tree, at its root, inner nodes and leaves, and with
+ * keys that fit under it there: the object goes into this tree, answers
+ * are this tree's, and the other tree is untouched.
+ */
+static void rbtree_generic_test_iface_foreign_hint(struct kunit *test)
+{
+	struct rbt_model *m, *om;
+	const struct rbt_ops *ops;
+	struct rbt_cont *c, *oc;
+	unsigned int t, h;
+	s64 k;
+
+	for (t = 0; t < ARRAY_SIZE(rbt_near_tables); t++) {
+		ops = rbt_near_tables[t];
+		m = rbt_new_model(test);
+		c = rbt_new_cont(test);
+		om = rbt_new_model(test);
+		oc = rbt_new_cont(test);
+		rbt_fill_even(test, ops, c, m, 6);
+		/* the other tree holds odd keys, between this tree's */
+		for (h = 0; h < 6; h++)
+			KUNIT_ASSERT_TRUE(test,
+					  rbt_insert_checked(test, ops, oc, om, NULL,
+							     rbt_new(test, 2 * h + 1)));
+		for (k = -1; k <= 12; k++) {
+			for (h = 0; h < om->n; h++) {
+				KUNIT_ASSERT_TRUE(test,
+						  rbt_verify_queries(test, ops, c, m,
+								     om->objs[h], k));
+				KUNIT_ASSERT_TRUE(test,
+						  rbt_insert_near_undo(test, ops, c, m,
+								       om->objs[h], k));
+				KUNIT_ASSERT_TRUE(test, rbt_verify(test, ops, oc, om));
 			}
 		}
 	}
 }
 
 /* Subtree sizes stay exact through sorted, reversed and random orders. */
-static void rbtree_generic_test_santos_augmented(struct kunit *test)
+static void rbtree_generic_test_iface_augmented(struct kunit *test)
 {
 	const struct rbt_ops *const tables[] = { &rbt_aug_ops, &rbt_augbag_ops };
 	struct rbt_model *m;
@@ -1167,7 +1309,7 @@ static void rbt_walk_remove_even(struct rbt_obj *obj, void *arg)
 }
 
 /* walk() visits in order and tolerates removal of the visited object. */
-static void rbtree_generic_test_santos_walk_removes(struct kunit *test)
+static void rbtree_generic_test_iface_walk_removes(struct kunit *test)
 {
 	struct rbt_cont *c = rbt_new_cont(test);
 	struct rbt_obj *o;
@@ -1179,11 +1321,107 @@ static void rbtree_generic_test_santos_walk_removes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rbt_set_count(c), 10UL);
 	for (o = rbt_set_first(c), k = 1; o; o = rbt_set_next(o), k += 2)
 		KUNIT_EXPECT_EQ(test, o->key, k);
-	KUNIT_EXPECT_TRUE(test, rbt_check_rb(test, &c->root, false));
+	KUNIT_EXPECT_TRUE(test, rbt_check_rb(test, &c->root, NULL));
+}
+
+/*
+ * The max augment through random inserts (half from a hint), removals and,
+ * on the replacing tree, replacements: every node's max is checked after
+ * every step, so a copy that is not recomputed or a propagation that stops
+ * below a changed ancestor shows.
+ */
+static void rbtree_generic_test_iface_max_augment(struct kunit *test)
+{
+	rbt_run_sequence(test, &rbt_max_ops, RBT_STEPS);
+	rbt_run_sequence(test, &rbt_maxbag_ops, RBT_STEPS);
+	rbt_run_sequence(test, &rbt_maxrepl_ops, RBT_STEPS);
+}
+
+/* Replace the object with key @k by one with value @val, from @hint. */
+static void rbt_replace_val(struct kunit *test, struct rbt_cont *c,
+			    struct rbt_model *m, struct rbt_obj *hint, s64 k,
+			    u64 val)
+{
+	struct rbt_obj *obj = rbt_new(test, k);
+
+	obj->val = val;
+	/* a stale max, which the copy from the old object must overwrite */
+	obj->max = 12345;
+	KUNIT_ASSERT_TRUE(test, rbt_insert_checked(test, &rbt_maxrepl_ops, c, m,
+						   hint, obj));
+	KUNIT_ASSERT_TRUE(test, rbt_verify(test, &rbt_maxrepl_ops, c, m));
+}
+
+/*
+ * Replacing changes the max of every ancestor when the replaced object
+ * held it or the new one exceeds it, and of none otherwise: the root's max
+ * follows exactly, whether the replacement comes from insert() or
+ * insert_near().
+ */
+static void rbtree_generic_test_iface_max_replace(struct kunit *test)
+{
+	struct rbt_model *m = rbt_new_model(test);
+	struct rbt_cont *c = rbt_new_cont(test);
+	struct rbt_obj *obj;
+	s64 k;
+
+	for (k = 0; k <= 30; k++) {
+		obj = rbt_new(test, k);
+		obj->val = k;
+		KUNIT_ASSERT_TRUE(test, rbt_insert_checked(test, &rbt_maxrepl_ops,
+							   c, m, NULL, obj));
+	}
+	KUNIT_ASSERT_TRUE(test, rbt_verify(test, &rbt_maxrepl_ops, c, m));
+	KUNIT_EXPECT_EQ(test, rbt_obj_of(c->root.rb_node)->max, 30ULL);
+	/* the holder of the max, a leaf, gets a small value */
+	rbt_replace_val(test, c, m, NULL, 30, 0);
+	KUNIT_EXPECT_EQ(test, rbt_obj_of(c->root.rb_node)->max, 29ULL);
+	/* a node deep on the left gets the largest value */
+	rbt_replace_val(test, c, m, m->objs[0], 1, 1000);
+	KUNIT_EXPECT_EQ(test, rbt_obj_of(c->root.rb_node)->max, 1000ULL);
+	/* and loses it again, from a hint on the other side */
+	rbt_replace_val(test, c, m, m->objs[m->n - 1], 1, 1);
+	KUNIT_EXPECT_EQ(test, rbt_obj_of(c->root.rb_node)->max, 29ULL);
+	/* the root itself */
+	k = rbt_obj_of(c->root.rb_node)->key;
+	rbt_replace_val(test, c, m, NULL, k, 500);
+	KUNIT_EXPECT_EQ(test, rbt_obj_of(c->root.rb_node)->max, 500ULL);
+	rbt_replace_val(test, c, m, NULL, k, k);
+	KUNIT_EXPECT_EQ(test, rbt_obj_of(c->root.rb_node)->max, 29ULL);
+	/* a value below the max: no ancestor changes */
+	rbt_replace_val(test, c, m, m->objs[10], 20, 3);
+	KUNIT_EXPECT_EQ(test, rbt_obj_of(c->root.rb_node)->max, 29ULL);
+}
+
+/* A cache member given with its flag clear is kept: the flag is implied. */
+static void rbtree_generic_test_iface_member_implies_flag(struct kunit *test)
+{
+	static const s64 keys[] = { 3, 1, 4, 0, 2, 1 };
+	struct rbt_obj *objs[ARRAY_SIZE(keys)];
+	struct rbt_cont *c = rbt_new_cont(test);
+	unsigned int i;
+
+	KUNIT_EXPECT_NULL(test, rbt_fair_first(c));
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		objs[i] = rbt_new(test, keys[i]);
+		/* flags 0: equal keys are kept, as in the scheduler */
+		KUNIT_EXPECT_NULL(test, rbt_fair_insert(c, objs[i]));
+	}
+	KUNIT_EXPECT_EQ(test, rbt_fair_rb()->tree_flags,
+			(unsigned int)RB_HAS_LEFTMOST);
+	KUNIT_EXPECT_PTR_EQ(test, rbt_obj_of(c->left), objs[3]);
+	KUNIT_EXPECT_PTR_EQ(test, rbt_fair_first(c), objs[3]);
+	rbt_fair_remove(c, objs[3]);
+	KUNIT_EXPECT_PTR_EQ(test, rbt_obj_of(c->left), objs[1]);
+	rbt_fair_remove(c, objs[1]);
+	KUNIT_EXPECT_PTR_EQ(test, rbt_obj_of(c->left), objs[5]);
+	KUNIT_EXPECT_NULL(test, c->right);
+	KUNIT_EXPECT_EQ(test, c->count, 0UL);
+	KUNIT_EXPECT_TRUE(test, rbt_check_rb(test, &c->root, NULL));
 }
 
 /* Every valid flag combination survives the random sequence. */
-static void rbtree_generic_test_santos_flag_combinations(struct kunit *test)
+static void rbtree_generic_test_iface_flag_combinations(struct kunit *test)
 {
 	unsigned int i;
 
@@ -1236,10 +1474,10 @@ static struct rb_node *rbt_nth(const struct rb_root *root, unsigned int n)
 }
 
 enum {
-	RBT_OS,
-	RBT_OS_INLINE,
-	RBT_SANTOS,
-	RBT_SANTOS_AUG,
+	RBT_NODE,
+	RBT_NODE_INLINE,
+	RBT_IFACE,
+	RBT_IFACE_AUG,
 	RBT_MAINLINE,
 	RBT_TREES
 };
@@ -1270,14 +1508,14 @@ static void rbtree_generic_test_cross_api_unique(struct kunit *test)
 			rbt_aug_remove(ac, rbt_obj_of(rbt_nth(&ac->root, i)));
 			rb_erase(rbt_nth(&ml, i), &ml);
 		} else {
-			added[RBT_OS] = rb_insert(&os, &rbt_new(test, k)->node,
-						  rbt_os_cmp);
-			added[RBT_OS_INLINE] =
+			added[RBT_NODE] = rb_insert(&os, &rbt_new(test, k)->node,
+						    rbt_node_cmp);
+			added[RBT_NODE_INLINE] =
 				_rb_insert(&osi, &rbt_new(test, k)->node,
-					   rbt_os_cmp);
-			added[RBT_SANTOS] = rbt_set_insert(sc, rbt_new(test, k)) ?
+					   rbt_node_cmp);
+			added[RBT_IFACE] = rbt_set_insert(sc, rbt_new(test, k)) ?
 					    -1 : 0;
-			added[RBT_SANTOS_AUG] =
+			added[RBT_IFACE_AUG] =
 				rbt_aug_insert(ac, rbt_new(test, k)) ? -1 : 0;
 			added[RBT_MAINLINE] =
 				rb_find_add(&rbt_new(test, k)->node, &ml,
@@ -1291,27 +1529,27 @@ static void rbtree_generic_test_cross_api_unique(struct kunit *test)
 		for (t = 1; t < RBT_TREES; t++)
 			KUNIT_ASSERT_TRUE(test, rbt_same_shape(roots[0]->rb_node,
 							       roots[t]->rb_node));
-		KUNIT_ASSERT_TRUE(test, rbt_check_rb(test, &os, false));
-		KUNIT_ASSERT_TRUE(test, rbt_check_rb(test, &ac->root, true));
+		KUNIT_ASSERT_TRUE(test, rbt_check_rb(test, &os, NULL));
+		KUNIT_ASSERT_TRUE(test, rbt_check_rb(test, &ac->root, &rbt_size_cb));
 		KUNIT_ASSERT_EQ(test, rbt_key_or(rb_search(&os, RBT_SEARCH(k),
-							   rbt_os_cmp), 7),
+							   rbt_node_cmp), 7),
 				rbt_key_or(rb_find(&k, &ml, rbt_ml_key_cmp), 7));
 		KUNIT_ASSERT_EQ(test, rbt_key_or(rb_search(&os, RBT_SEARCH(k),
-							   rbt_os_cmp), 7),
+							   rbt_node_cmp), 7),
 				rbt_key_or(rbt_node_of(rbt_set_find(sc, &k)), 7));
 		KUNIT_ASSERT_EQ(test, rbt_key_or(rb_greater(&os, RBT_SEARCH(k),
-							    rbt_os_cmp), 7),
+							    rbt_node_cmp), 7),
 				rbt_key_or(rb_find_first(&k, &ml,
 							 rbt_ml_above_cmp), 7));
 		KUNIT_ASSERT_PTR_EQ(test, rbt_set_find_near(sc, rbt_obj_of(near), &k),
 				    rbt_obj_of(rb_greater(&sc->root, RBT_SEARCH(k),
-							  rbt_os_cmp)));
+							  rbt_node_cmp)));
 	}
 }
 
 /*
- * The same sequence on trees that keep equal keys: Overstreet's
- * rb_insert_allow_dup(), Santos's dup tree and mainline rb_add() put an
+ * The same sequence on trees that keep equal keys: rb_insert_allow_dup(),
+ * an interface without RB_UNIQUE_KEYS and mainline rb_add() put an
  * equal key in the same place and so build identical trees.
  */
 static void rbtree_generic_test_cross_api_dup(struct kunit *test)
@@ -1331,7 +1569,7 @@ static void rbtree_generic_test_cross_api_dup(struct kunit *test)
 			rb_erase(rbt_nth(&ml, i), &ml);
 		} else {
 			rb_insert_allow_dup(&os, &rbt_new(test, k)->node,
-					    rbt_os_cmp);
+					    rbt_node_cmp);
 			KUNIT_ASSERT_NULL(test, rbt_bag_insert(sc, rbt_new(test, k)));
 			KUNIT_ASSERT_NULL(test, rbt_augbag_insert(ac, rbt_new(test, k)));
 			rb_add(&rbt_new(test, k)->node, &ml, rbt_ml_less);
@@ -1340,10 +1578,10 @@ static void rbtree_generic_test_cross_api_dup(struct kunit *test)
 		KUNIT_ASSERT_TRUE(test, rbt_same_shape(os.rb_node, sc->root.rb_node));
 		KUNIT_ASSERT_TRUE(test, rbt_same_shape(os.rb_node, ac->root.rb_node));
 		KUNIT_ASSERT_TRUE(test, rbt_same_shape(os.rb_node, ml.rb_node));
-		KUNIT_ASSERT_TRUE(test, rbt_check_rb(test, &ac->root, true));
+		KUNIT_ASSERT_TRUE(test, rbt_check_rb(test, &ac->root, &rbt_size_cb));
 		KUNIT_ASSERT_EQ(test, rbt_bag_count(sc), (unsigned long)n);
 		KUNIT_ASSERT_EQ(test, rbt_key_or(rb_greater(&os, RBT_SEARCH(k),
-							    rbt_os_cmp), 7),
+							    rbt_node_cmp), 7),
 				rbt_key_or(rb_find_first(&k, &ml,
 							 rbt_ml_above_cmp), 7));
 		if (rbt_bag_find_first(sc, &k))
@@ -1369,25 +1607,30 @@ static int rbt_init(struct kunit *test)
 }
 
 static struct kunit_case rbtree_generic_test_cases[] = {
-	KUNIT_CASE(rbtree_generic_test_overstreet_insert_unique),
-	KUNIT_CASE(rbtree_generic_test_overstreet_insert_dup_order),
-	KUNIT_CASE(rbtree_generic_test_overstreet_search),
-	KUNIT_CASE(rbtree_generic_test_overstreet_greater),
-	KUNIT_CASE(rbtree_generic_test_overstreet_inline_matches),
-	KUNIT_CASE(rbtree_generic_test_overstreet_helpers),
-	KUNIT_CASE(rbtree_generic_test_santos_empty),
-	KUNIT_CASE(rbtree_generic_test_santos_single),
-	KUNIT_CASE(rbtree_generic_test_santos_blank_members),
-	KUNIT_CASE(rbtree_generic_test_santos_unique_rejects),
-	KUNIT_CASE(rbtree_generic_test_santos_insert_replaces),
-	KUNIT_CASE(rbtree_generic_test_santos_dup_order),
-	KUNIT_CASE(rbtree_generic_test_santos_extreme_keys),
-	KUNIT_CASE(rbtree_generic_test_santos_erase_root_min_max),
-	KUNIT_CASE(rbtree_generic_test_santos_find_near_every_hint),
-	KUNIT_CASE(rbtree_generic_test_santos_insert_near_every_hint),
-	KUNIT_CASE(rbtree_generic_test_santos_augmented),
-	KUNIT_CASE(rbtree_generic_test_santos_walk_removes),
-	KUNIT_CASE(rbtree_generic_test_santos_flag_combinations),
+	KUNIT_CASE(rbtree_generic_test_node_insert_unique),
+	KUNIT_CASE(rbtree_generic_test_node_insert_dup_order),
+	KUNIT_CASE(rbtree_generic_test_node_search),
+	KUNIT_CASE(rbtree_generic_test_node_greater),
+	KUNIT_CASE(rbtree_generic_test_node_inline_matches),
+	KUNIT_CASE(rbtree_generic_test_node_helpers),
+	KUNIT_CASE(rbtree_generic_test_iface_empty),
+	KUNIT_CASE(rbtree_generic_test_iface_single),
+	KUNIT_CASE(rbtree_generic_test_iface_blank_members),
+	KUNIT_CASE(rbtree_generic_test_iface_unique_rejects),
+	KUNIT_CASE(rbtree_generic_test_iface_insert_replaces),
+	KUNIT_CASE(rbtree_generic_test_iface_dup_order),
+	KUNIT_CASE(rbtree_generic_test_iface_extreme_keys),
+	KUNIT_CASE(rbtree_generic_test_iface_erase_root_min_max),
+	KUNIT_CASE(rbtree_generic_test_iface_find_near_every_hint),
+	KUNIT_CASE(rbtree_generic_test_iface_insert_near_every_hint),
+	KUNIT_CASE(rbtree_generic_test_iface_removed_hint),
+	KUNIT_CASE(rbtree_generic_test_iface_foreign_hint),
+	KUNIT_CASE(rbtree_generic_test_iface_augmented),
+	KUNIT_CASE(rbtree_generic_test_iface_max_augment),
+	KUNIT_CASE(rbtree_generic_test_iface_max_replace),
+	KUNIT_CASE(rbtree_generic_test_iface_walk_removes),
+	KUNIT_CASE(rbtree_generic_test_iface_member_implies_flag),
+	KUNIT_CASE(rbtree_generic_test_iface_flag_combinations),
 	KUNIT_CASE(rbtree_generic_test_cross_api_unique),
 	KUNIT_CASE(rbtree_generic_test_cross_api_dup),
 	{}
@@ -1401,5 +1644,5 @@ static struct kunit_suite rbtree_generic_test_suite = {
 
 kunit_test_suites(&rbtree_generic_test_suite);
 
-MODULE_DESCRIPTION("KUnit tests for the Overstreet and Santos generic rbtree APIs");
+MODULE_DESCRIPTION("KUnit tests for the generic rbtree helpers");
 MODULE_LICENSE("GPL");

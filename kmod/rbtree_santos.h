@@ -7,21 +7,44 @@
  * root (and optionally cached leftmost, rightmost and node count), the
  * object type stored in it, its key and comparison function, and a set of
  * compile-time flags.  It expands to a static const descriptor and to short
- * typed functions, each a call to one of the __always_inline __rb_santos_*()
+ * typed functions, each a call to one of the __always_inline __rb_generic_*()
  * implementations below with that descriptor.  Because the descriptor is a
  * constant the compiler folds its flags and offsets and calls the
  * comparison directly, as it does for rb_add() and rb_find(), so every
  * interface gets code specialised for its flags from one copy of each walk.
  *
- * This version adds a count member (RB_HAS_COUNT), finishes insert_near and
- * find_near, and supports augmented trees through 6.1's
- * <linux/rbtree_augmented.h>.
+ * Differences from the v2 posting (May 2012), each deliberate:
+ *
+ * - A 12th argument, @count after @right: the name of an unsigned long
+ *   node count, or blank.  The article's 11-argument calls need one more
+ *   blank argument.
+ * - Flags and members: giving a leftmost, rightmost or count member turns
+ *   its flag on (the article's fair_tree names rb_leftmost with flags 0,
+ *   and works); setting RB_HAS_LEFTMOST, RB_HAS_RIGHTMOST or RB_HAS_COUNT
+ *   with the member blank is a build error.
+ * - @compare is ``long (*)(const KEY *, const KEY *)``; v2's
+ *   ``long (*)(const void *, const void *)`` is accepted too.  Anything
+ *   else is a build error rather than a silent cast.
+ * - insert_near and find_near, unfinished in v2, work: they climb from the
+ *   hint only as far as needed and give the answer of a search from the
+ *   root.  find_near is the first key strictly greater than the key (as
+ *   rb_greater()), not the nearest key in either direction.  A hint that
+ *   is not in the tree is reported once and ignored, never followed.
+ * - RB_HAS_COUNT and RB_INSERT_REPLACES are new; augmented trees use 6.1's
+ *   <linux/rbtree_augmented.h> callbacks.
+ * - BUILD_BUG_ON_NON_CONST2() accepts address constants (see
+ *   build_bug_const.h); v2's was BUILD_BUG_ON_NON_CONST() for newer gcc.
+ *   Checks whose condition is an integer constant expression are
+ *   static_assert()s at file scope, so they do not depend on optimisation
+ *   or on a generated function being used.
  */
 #ifndef _RBTREE_SANTOS_H
 #define _RBTREE_SANTOS_H
 
 #include <linux/compiler.h>
+#include <linux/const.h>
 #include <linux/container_of.h>
+#include <linux/printk.h>
 #include <linux/rbtree.h>
 #include <linux/rbtree_augmented.h>
 #include <linux/stddef.h>
@@ -30,7 +53,7 @@
 #include "build_bug_const.h"
 
 /**
- * enum rb_santos_flags - properties of a tree defined by RB_DEFINE_INTERFACE()
+ * enum rb_generic_flags - properties of a tree defined by RB_DEFINE_INTERFACE()
  * @RB_HAS_LEFTMOST: the container caches the first node in order
  * @RB_HAS_RIGHTMOST: the container caches the last node in order
  * @RB_HAS_COUNT: the container counts the nodes
@@ -41,7 +64,7 @@
  * @RB_IS_AUGMENTED: the tree keeps augmented data up to date through the
  *	interface's struct rb_augment_callbacks
  */
-enum rb_santos_flags {
+enum rb_generic_flags {
 	RB_HAS_LEFTMOST		= 1,
 	RB_HAS_RIGHTMOST	= 2,
 	RB_HAS_COUNT		= 4,
@@ -50,12 +73,12 @@ enum rb_santos_flags {
 	RB_IS_AUGMENTED		= 32,
 };
 
-#define RB_SANTOS_ALL_FLAGS						\
+#define RB_GENERIC_ALL_FLAGS						\
 	(RB_HAS_LEFTMOST | RB_HAS_RIGHTMOST | RB_HAS_COUNT |		\
 	 RB_UNIQUE_KEYS | RB_INSERT_REPLACES | RB_IS_AUGMENTED)
 
 /**
- * struct rb_santos_rel - how a tree's container, objects and keys relate
+ * struct rb_generic_rel - how a tree's container, objects and keys relate
  * @root_offset: offset of the struct rb_root in the container
  * @left_offset: offset of the leftmost cache (struct rb_node *) in the
  *	container; only meaningful with RB_HAS_LEFTMOST
@@ -63,14 +86,14 @@ enum rb_santos_flags {
  * @count_offset: same for the node count (unsigned long) and RB_HAS_COUNT
  * @node_offset: offset of the struct rb_node in the object
  * @key_offset: offset of the key in the object
- * @tree_flags: enum rb_santos_flags
+ * @tree_flags: enum rb_generic_flags
  * @cmp: order of two keys, <0, 0 or >0
  * @aug: callbacks of an augmented tree, or NULL
  *
  * RB_DEFINE_INTERFACE() defines one of these as a static const object, so
  * that every field is a compile-time constant in the inlined code.
  */
-struct rb_santos_rel {
+struct rb_generic_rel {
 	size_t root_offset;
 	size_t left_offset;
 	size_t right_offset;
@@ -85,48 +108,63 @@ struct rb_santos_rel {
 /* Accessors: container and node to the members the descriptor names. */
 
 static __always_inline struct rb_root *
-__rb_santos_root(const struct rb_santos_rel *rel, void *cont)
+__rb_generic_root(const struct rb_generic_rel *rel, void *cont)
 {
 	return (struct rb_root *)((char *)cont + rel->root_offset);
 }
 
 static __always_inline struct rb_node **
-__rb_santos_leftmost(const struct rb_santos_rel *rel, void *cont)
+__rb_generic_leftmost(const struct rb_generic_rel *rel, void *cont)
 {
 	return (struct rb_node **)((char *)cont + rel->left_offset);
 }
 
 static __always_inline struct rb_node **
-__rb_santos_rightmost(const struct rb_santos_rel *rel, void *cont)
+__rb_generic_rightmost(const struct rb_generic_rel *rel, void *cont)
 {
 	return (struct rb_node **)((char *)cont + rel->right_offset);
 }
 
 static __always_inline unsigned long *
-__rb_santos_count(const struct rb_santos_rel *rel, void *cont)
+__rb_generic_count(const struct rb_generic_rel *rel, void *cont)
 {
 	return (unsigned long *)((char *)cont + rel->count_offset);
 }
 
 static __always_inline const void *
-__rb_santos_key(const struct rb_santos_rel *rel, const struct rb_node *node)
+__rb_generic_key(const struct rb_generic_rel *rel, const struct rb_node *node)
 {
 	return (const char *)node - rel->node_offset + rel->key_offset;
 }
 
 /* Order of @key relative to the key of @node. */
 static __always_inline long
-__rb_santos_cmp(const struct rb_santos_rel *rel, const void *key,
-		const struct rb_node *node)
+__rb_generic_cmp(const struct rb_generic_rel *rel, const void *key,
+		 const struct rb_node *node)
 {
-	return rel->cmp(key, __rb_santos_key(rel, node));
+	return rel->cmp(key, __rb_generic_key(rel, node));
 }
 
 static __always_inline bool
-__rb_santos_unique(const struct rb_santos_rel *rel)
+__rb_generic_unique(const struct rb_generic_rel *rel)
 {
 	return rel->tree_flags & RB_UNIQUE_KEYS;
 }
+
+/*
+ * Longest path from a node to the root that a red-black tree can have: its
+ * height is at most 2 * log2(n + 1), and fewer than 2^BITS_PER_LONG nodes
+ * fit in the address space.  A longer parent chain is not a tree.
+ */
+#define RB_GENERIC_MAX_DEPTH	(2 * 8 * sizeof(long))
+
+/*
+ * A hint that is not a node of the tree: reported once per file that uses
+ * the interface, after which the caller searches from the root.
+ */
+#define __rb_generic_bad_hint(near)					\
+	pr_warn_once("rbtree_generic: hint %p not in the tree, searching from the root\n",	\
+		     near)
 
 /*
  * Climb from @near to the lowest ancestor S whose subtree must contain the
@@ -142,49 +180,75 @@ __rb_santos_unique(const struct rb_santos_rel *rel)
  * the wrong side of @key, the place is further out and S moves up to P,
  * which makes the bounds found so far interior.
  *
- * With @strict, a node equal to @key met on the way is returned in *@equal
- * (and NULL as the function value): on a unique tree that node is the
- * answer to an insert.
+ * With @strict, a node equal to @key met on the way is returned in *@equal:
+ * on a unique tree that node is the answer to an insert.
+ *
+ * Once both bounds are known no more keys are compared, but the climb goes
+ * on to the root: only reaching @root's own root node proves that @near is
+ * in this tree.  A removed node (RB_EMPTY_NODE(), its own parent), a node
+ * of another tree, or a parent chain longer than any tree's, makes this
+ * return false, with *@sub, *@upper and *@equal untouched; the caller then
+ * starts from the root.  The climb takes at most RB_GENERIC_MAX_DEPTH
+ * steps, whatever @near points to, as long as it is a readable rb_node.
  */
-static __always_inline struct rb_node *
-__rb_santos_climb(const struct rb_santos_rel *rel, struct rb_node *near,
-		  const void *key, bool strict, struct rb_node **upper,
-		  struct rb_node **equal)
+static __always_inline bool
+__rb_generic_climb(const struct rb_generic_rel *rel, struct rb_root *root,
+		   struct rb_node *near, const void *key, bool strict,
+		   struct rb_node **sub, struct rb_node **upper,
+		   struct rb_node **equal)
 {
-	struct rb_node *sub = near, *child = near, *parent, *hi = NULL;
+	struct rb_node *low = near, *child = near, *parent, *hi = NULL;
+	struct rb_node *match = NULL;
 	bool have_lo = false, have_hi = false, from_right;
+	unsigned int depth = 0;
 	long diff;
 
-	while (!(have_lo && have_hi) && (parent = rb_parent(child))) {
+	if (RB_EMPTY_NODE(near))
+		goto bad;
+	for (; (parent = rb_parent(child)); child = parent) {
+		if (++depth > RB_GENERIC_MAX_DEPTH)
+			goto bad;
 		from_right = child == parent->rb_right;
-		if (from_right ? !have_lo : !have_hi) {
-			diff = __rb_santos_cmp(rel, key, parent);
-			if (strict && !diff) {
-				*equal = parent;
-				return NULL;
-			}
-			if (from_right && diff >= 0) {
-				have_lo = true;
-			} else if (!from_right && diff < 0) {
-				have_hi = true;
-				hi = parent;
-			} else {
-				sub = parent;
-				have_lo = false;
-				have_hi = false;
-				hi = NULL;
-			}
+		if (have_lo && have_hi)
+			continue;
+		if (!(from_right ? !have_lo : !have_hi))
+			continue;
+		diff = __rb_generic_cmp(rel, key, parent);
+		if (strict && !diff) {
+			match = parent;
+			have_lo = true;
+			have_hi = true;
+		} else if (from_right && diff >= 0) {
+			have_lo = true;
+		} else if (!from_right && diff < 0) {
+			have_hi = true;
+			hi = parent;
+		} else {
+			low = parent;
+			have_lo = false;
+			have_hi = false;
+			hi = NULL;
 		}
-		child = parent;
 	}
+	if (child != root->rb_node)
+		goto bad;
 
-	*upper = hi;
-	return sub;
+	if (match) {
+		*equal = match;
+	} else {
+		*sub = low;
+		*upper = hi;
+	}
+	return true;
+
+bad:
+	__rb_generic_bad_hint(near);
+	return false;
 }
 
 /* Slot of @sub in its parent, or the root link. */
 static __always_inline struct rb_node **
-__rb_santos_link_of(struct rb_root *root, struct rb_node *sub)
+__rb_generic_link_of(struct rb_root *root, struct rb_node *sub)
 {
 	struct rb_node *parent = rb_parent(sub);
 
@@ -198,17 +262,17 @@ __rb_santos_link_of(struct rb_root *root, struct rb_node *sub)
  * (recomputed, as @new's own data may differ), and @old's cache entries.
  */
 static __always_inline void
-__rb_santos_replace(const struct rb_santos_rel *rel, void *cont,
-		    struct rb_node *old, struct rb_node *new)
+__rb_generic_replace(const struct rb_generic_rel *rel, void *cont,
+		     struct rb_node *old, struct rb_node *new)
 {
-	struct rb_root *root = __rb_santos_root(rel, cont);
+	struct rb_root *root = __rb_generic_root(rel, cont);
 
 	if (rel->tree_flags & RB_HAS_LEFTMOST &&
-	    *__rb_santos_leftmost(rel, cont) == old)
-		*__rb_santos_leftmost(rel, cont) = new;
+	    *__rb_generic_leftmost(rel, cont) == old)
+		*__rb_generic_leftmost(rel, cont) = new;
 	if (rel->tree_flags & RB_HAS_RIGHTMOST &&
-	    *__rb_santos_rightmost(rel, cont) == old)
-		*__rb_santos_rightmost(rel, cont) = new;
+	    *__rb_generic_rightmost(rel, cont) == old)
+		*__rb_generic_rightmost(rel, cont) = new;
 
 	if (rel->tree_flags & RB_IS_AUGMENTED)
 		rel->aug->copy(old, new);
@@ -219,7 +283,7 @@ __rb_santos_replace(const struct rb_santos_rel *rel, void *cont,
 }
 
 /**
- * __rb_santos_insert() - insert a node, optionally starting near another
+ * __rb_generic_insert() - insert a node, optionally starting near another
  * @rel: the tree's descriptor
  * @cont: the container
  * @near: a node of the tree to start from, or NULL to start at the root
@@ -229,34 +293,37 @@ __rb_santos_replace(const struct rb_santos_rel *rel, void *cont,
  * returned and the tree is unchanged, or with RB_INSERT_REPLACES @new
  * replaces it.  Otherwise @new goes after the nodes with an equal key.
  *
+ * A @near that is not a node of this tree (removed, or in another tree)
+ * is reported once with pr_warn_once() and ignored: the search starts
+ * from the root, with the same result as for a NULL @near.
+ *
  * Return: NULL if @new was linked, else the node with @new's key.
  */
 static __always_inline struct rb_node *
-__rb_santos_insert(const struct rb_santos_rel *rel, void *cont,
-		   struct rb_node *near, struct rb_node *new)
+__rb_generic_insert(const struct rb_generic_rel *rel, void *cont,
+		    struct rb_node *near, struct rb_node *new)
 {
-	struct rb_root *root = __rb_santos_root(rel, cont);
-	const void *key = __rb_santos_key(rel, new);
+	struct rb_root *root = __rb_generic_root(rel, cont);
+	const void *key = __rb_generic_key(rel, new);
 	struct rb_node **link = &root->rb_node, *parent = NULL;
 	struct rb_node *equal = NULL, *upper, *sub;
 	long diff;
 
-	if (near) {
-		sub = __rb_santos_climb(rel, near, key,
-					__rb_santos_unique(rel), &upper,
-					&equal);
+	if (near && __rb_generic_climb(rel, root, near, key,
+				       __rb_generic_unique(rel), &sub, &upper,
+				       &equal)) {
 		if (equal)
 			goto found;
-		link = __rb_santos_link_of(root, sub);
+		link = __rb_generic_link_of(root, sub);
 		parent = rb_parent(sub);
 	}
 
 	while (*link) {
 		parent = *link;
-		diff = __rb_santos_cmp(rel, key, parent);
+		diff = __rb_generic_cmp(rel, key, parent);
 		if (diff < 0) {
 			link = &parent->rb_left;
-		} else if (diff > 0 || !__rb_santos_unique(rel)) {
+		} else if (diff > 0 || !__rb_generic_unique(rel)) {
 			link = &parent->rb_right;
 		} else {
 			equal = parent;
@@ -271,14 +338,14 @@ __rb_santos_insert(const struct rb_santos_rel *rel, void *cont,
 	 */
 	if (rel->tree_flags & RB_HAS_LEFTMOST &&
 	    (!parent || (link == &parent->rb_left &&
-			 parent == *__rb_santos_leftmost(rel, cont))))
-		*__rb_santos_leftmost(rel, cont) = new;
+			 parent == *__rb_generic_leftmost(rel, cont))))
+		*__rb_generic_leftmost(rel, cont) = new;
 	if (rel->tree_flags & RB_HAS_RIGHTMOST &&
 	    (!parent || (link == &parent->rb_right &&
-			 parent == *__rb_santos_rightmost(rel, cont))))
-		*__rb_santos_rightmost(rel, cont) = new;
+			 parent == *__rb_generic_rightmost(rel, cont))))
+		*__rb_generic_rightmost(rel, cont) = new;
 	if (rel->tree_flags & RB_HAS_COUNT)
-		++*__rb_santos_count(rel, cont);
+		++*__rb_generic_count(rel, cont);
 
 	rb_link_node(new, parent, link);
 	if (rel->tree_flags & RB_IS_AUGMENTED) {
@@ -298,12 +365,12 @@ __rb_santos_insert(const struct rb_santos_rel *rel, void *cont,
 
 found:
 	if (rel->tree_flags & RB_INSERT_REPLACES)
-		__rb_santos_replace(rel, cont, equal, new);
+		__rb_generic_replace(rel, cont, equal, new);
 	return equal;
 }
 
 /**
- * __rb_santos_remove() - take a node out of its tree
+ * __rb_generic_remove() - take a node out of its tree
  * @rel: the tree's descriptor
  * @cont: the container
  * @node: a node of the tree
@@ -312,19 +379,19 @@ found:
  * (RB_EMPTY_NODE()).
  */
 static __always_inline void
-__rb_santos_remove(const struct rb_santos_rel *rel, void *cont,
-		   struct rb_node *node)
+__rb_generic_remove(const struct rb_generic_rel *rel, void *cont,
+		    struct rb_node *node)
 {
-	struct rb_root *root = __rb_santos_root(rel, cont);
+	struct rb_root *root = __rb_generic_root(rel, cont);
 
 	if (rel->tree_flags & RB_HAS_LEFTMOST &&
-	    *__rb_santos_leftmost(rel, cont) == node)
-		*__rb_santos_leftmost(rel, cont) = rb_next(node);
+	    *__rb_generic_leftmost(rel, cont) == node)
+		*__rb_generic_leftmost(rel, cont) = rb_next(node);
 	if (rel->tree_flags & RB_HAS_RIGHTMOST &&
-	    *__rb_santos_rightmost(rel, cont) == node)
-		*__rb_santos_rightmost(rel, cont) = rb_prev(node);
+	    *__rb_generic_rightmost(rel, cont) == node)
+		*__rb_generic_rightmost(rel, cont) = rb_prev(node);
 	if (rel->tree_flags & RB_HAS_COUNT)
-		--*__rb_santos_count(rel, cont);
+		--*__rb_generic_count(rel, cont);
 
 	if (rel->tree_flags & RB_IS_AUGMENTED)
 		rb_erase_augmented(node, root, rel->aug);
@@ -334,7 +401,7 @@ __rb_santos_remove(const struct rb_santos_rel *rel, void *cont,
 }
 
 /**
- * __rb_santos_find_end() - find the first or last node with a key
+ * __rb_generic_find_end() - find the first or last node with a key
  * @rel: the tree's descriptor
  * @cont: the container
  * @key: key to look for
@@ -345,17 +412,17 @@ __rb_santos_remove(const struct rb_santos_rel *rel, void *cont,
  * Return: the node, or NULL if no node has @key.
  */
 static __always_inline struct rb_node *
-__rb_santos_find_end(const struct rb_santos_rel *rel, void *cont,
-		     const void *key, bool last)
+__rb_generic_find_end(const struct rb_generic_rel *rel, void *cont,
+		      const void *key, bool last)
 {
-	struct rb_node *node = __rb_santos_root(rel, cont)->rb_node;
+	struct rb_node *node = __rb_generic_root(rel, cont)->rb_node;
 	struct rb_node *match = NULL;
 	long diff;
 
 	while (node) {
-		diff = __rb_santos_cmp(rel, key, node);
+		diff = __rb_generic_cmp(rel, key, node);
 		if (!diff) {
-			if (__rb_santos_unique(rel))
+			if (__rb_generic_unique(rel))
 				return node;
 			match = node;
 		}
@@ -369,31 +436,31 @@ __rb_santos_find_end(const struct rb_santos_rel *rel, void *cont,
 }
 
 /**
- * __rb_santos_find_near() - find the first node after a key, from a hint
+ * __rb_generic_find_near() - find the first node after a key, from a hint
  * @rel: the tree's descriptor
  * @cont: the container
  * @near: a node of the tree to start from, or NULL to start at the root
  * @key: key to look past
  *
  * The result does not depend on @near; a hint close to the answer only
- * makes the search shorter.
+ * makes the search shorter.  A @near that is not a node of this tree is
+ * reported and ignored, as by __rb_generic_insert().
  *
  * Return: the first node in order whose key is greater than @key, or NULL.
  */
 static __always_inline struct rb_node *
-__rb_santos_find_near(const struct rb_santos_rel *rel, void *cont,
-		      struct rb_node *near, const void *key)
+__rb_generic_find_near(const struct rb_generic_rel *rel, void *cont,
+		       struct rb_node *near, const void *key)
 {
-	struct rb_node *node, *greater = NULL, *unused = NULL;
+	struct rb_root *root = __rb_generic_root(rel, cont);
+	struct rb_node *node = root->rb_node, *greater = NULL, *unused;
 
 	if (near)
-		node = __rb_santos_climb(rel, near, key, false, &greater,
-					 &unused);
-	else
-		node = __rb_santos_root(rel, cont)->rb_node;
+		__rb_generic_climb(rel, root, near, key, false, &node,
+				   &greater, &unused);
 
 	while (node) {
-		if (__rb_santos_cmp(rel, key, node) < 0) {
+		if (__rb_generic_cmp(rel, key, node) < 0) {
 			greater = node;
 			node = node->rb_left;
 		} else {
@@ -406,68 +473,88 @@ __rb_santos_find_near(const struct rb_santos_rel *rel, void *cont,
 
 /* The neighbour of @node in order if it has the same key, else NULL. */
 static __always_inline struct rb_node *
-__rb_santos_find_adjacent(const struct rb_santos_rel *rel,
-			  const struct rb_node *node, bool next)
+__rb_generic_find_adjacent(const struct rb_generic_rel *rel,
+			   const struct rb_node *node, bool next)
 {
 	struct rb_node *other = next ? rb_next(node) : rb_prev(node);
 
-	if (other && __rb_santos_cmp(rel, __rb_santos_key(rel, node), other))
+	if (other && __rb_generic_cmp(rel, __rb_generic_key(rel, node), other))
 		other = NULL;
 	return other;
 }
 
 /* First (or last) node, from the cache when there is one. */
 static __always_inline struct rb_node *
-__rb_santos_end(const struct rb_santos_rel *rel, void *cont, bool last)
+__rb_generic_end(const struct rb_generic_rel *rel, void *cont, bool last)
 {
 	if (!last && rel->tree_flags & RB_HAS_LEFTMOST)
-		return *__rb_santos_leftmost(rel, cont);
+		return *__rb_generic_leftmost(rel, cont);
 	if (last && rel->tree_flags & RB_HAS_RIGHTMOST)
-		return *__rb_santos_rightmost(rel, cont);
-	return last ? rb_last(__rb_santos_root(rel, cont))
-		    : rb_first(__rb_santos_root(rel, cont));
+		return *__rb_generic_rightmost(rel, cont);
+	return last ? rb_last(__rb_generic_root(rel, cont))
+		    : rb_first(__rb_generic_root(rel, cont));
 }
 
 /*
  * Blank-argument detection, in the style of <linux/kconfig.h>: pasting a
- * blank member name onto __RB_SANTOS_BLANK_ yields the macro itself, which
+ * blank member name onto __RB_GENERIC_BLANK_ yields the macro itself, which
  * expands to a placeholder and a comma and so shifts a 1 into second
  * place; any other name yields an unknown identifier and leaves the 0.
  */
-#define __RB_SANTOS_BLANK_ __rb_santos_placeholder,
-#define __rb_santos_is_blank(member)					\
-	___rb_santos_is_blank(__RB_SANTOS_BLANK_ ## member)
-#define ___rb_santos_is_blank(arg_or_junk)				\
-	____rb_santos_is_blank(arg_or_junk 1, 0)
-#define ____rb_santos_is_blank(...) __take_second_arg(__VA_ARGS__)
+#define __RB_GENERIC_BLANK_ __rb_generic_placeholder,
+#define __rb_generic_is_blank(member)					\
+	___rb_generic_is_blank(__RB_GENERIC_BLANK_ ## member)
+#define ___rb_generic_is_blank(arg_or_junk)				\
+	____rb_generic_is_blank(arg_or_junk 1, 0)
+#define ____rb_generic_is_blank(...) __take_second_arg(__VA_ARGS__)
 
 /* offsetof() of a member that may be blank (then 0, and never used). */
-#define __rb_santos_offset(type, member)				\
-	__PASTE(__rb_santos_offset_, __rb_santos_is_blank(member))(type, member)
-#define __rb_santos_offset_0(type, member) offsetof(type, member)
-#define __rb_santos_offset_1(type, member) 0
+#define __rb_generic_offset(type, member)				\
+	__PASTE(__rb_generic_offset_, __rb_generic_is_blank(member))(type, member)
+#define __rb_generic_offset_0(type, member) offsetof(type, member)
+#define __rb_generic_offset_1(type, member) 0
 
 /* Whether a possibly blank member has type @mtype (blank: yes). */
-#define __rb_santos_type_ok(type, member, mtype)			\
-	__PASTE(__rb_santos_type_ok_,					\
-		__rb_santos_is_blank(member))(type, member, mtype)
-#define __rb_santos_type_ok_0(type, member, mtype)			\
+#define __rb_generic_type_ok(type, member, mtype)			\
+	__PASTE(__rb_generic_type_ok_,					\
+		__rb_generic_is_blank(member))(type, member, mtype)
+#define __rb_generic_type_ok_0(type, member, mtype)			\
 	__same_type(((type *)0)->member, mtype)
-#define __rb_santos_type_ok_1(type, member, mtype) 1
+#define __rb_generic_type_ok_1(type, member, mtype) 1
 
 /* The augment argument, which may be 0, as a pointer. */
-#define __rb_santos_aug(augment)					\
+#define __rb_generic_aug(augment)					\
 	((const struct rb_augment_callbacks *)(augment))
 
 /* Type of a pointer to the (const) key of an object. */
-#define __rb_santos_kptr(obj_type, key) typeof(&((const obj_type *)0)->key)
+#define __rb_generic_kptr(obj_type, key) typeof(&((const obj_type *)0)->key)
 
-/* A cache member must be given exactly when its flag is set. */
-#define __rb_santos_check_member(flags, flag, member)			\
-	BUILD_BUG_ON_MSG((((flags) & (flag)) != 0) ==			\
-			 __rb_santos_is_blank(member),			\
-			 "RB_DEFINE_INTERFACE: " #flag " set but member blank,"\
-			 " or member given but " #flag " clear")
+/*
+ * The flags of an interface: @flags, plus the flag of each cache member
+ * given (the 2012 article's fair_tree names rb_leftmost with flags 0).
+ */
+#define __rb_generic_flags(flags, left, right, count)			\
+	((flags) |							\
+	 (__rb_generic_is_blank(left) ? 0 : RB_HAS_LEFTMOST) |		\
+	 (__rb_generic_is_blank(right) ? 0 : RB_HAS_RIGHTMOST) |	\
+	 (__rb_generic_is_blank(count) ? 0 : RB_HAS_COUNT))
+
+/*
+ * A check of @flags at file scope, with static_assert(), so that it does
+ * not depend on the optimiser or on a generated function being used.  It
+ * is made only when @flags is an integer constant expression; otherwise
+ * BUILD_BUG_ON_NON_CONST() in the generated functions reports @flags.
+ */
+#define __rb_generic_assert_flags(flags, cond, msg)			\
+	static_assert(__builtin_choose_expr(__is_constexpr(flags),	\
+					    (cond), 1),			\
+		      "RB_DEFINE_INTERFACE: " msg)
+
+/* A cache member's flag set with the member blank. */
+#define __rb_generic_assert_member(flags, flag, member, name)		\
+	__rb_generic_assert_flags(flags, !((flags) & (flag)) ||		\
+				  !__rb_generic_is_blank(member),	\
+				  #flag " set but " name " member blank")
 
 /**
  * RB_DEFINE_INTERFACE - define a typed red-black tree interface
@@ -482,20 +569,42 @@ __rb_santos_end(const struct rb_santos_rel *rel, void *cont, bool last)
  * @obj_type: type of the objects, e.g. ``struct foo``
  * @node: name of the object's struct rb_node member
  * @key: name of the object's key member, of type KEY
- * @flags: enum rb_santos_flags, a compile-time constant
- * @compare: ``long compare(const KEY *a, const KEY *b)``, returning <0, 0 or
- *	>0 as @a sorts before, with or after @b; a constant (a function name)
+ * @flags: enum rb_generic_flags, a compile-time constant; the flag of each
+ *	of @left, @right and @count that is given is implied
+ * @compare: ``long compare(const KEY *a, const KEY *b)`` (or with ``const
+ *	void *`` arguments), returning <0, 0 or >0 as @a sorts before, with
+ *	or after @b; a constant (a function name)
  * @augment: ``const struct rb_augment_callbacks *`` from
  *	RB_DECLARE_CALLBACKS() for RB_IS_AUGMENTED, else 0
  *
  * No semicolon is needed after the macro.  The container must start out
- * zeroed (an empty root, NULL caches, a zero count).  Build errors, when a
- * generated function is used: @flags, @compare or @augment is not a
- * constant; @left, @right or @count is blank although its flag is set, or
- * given although it is clear; a member has the wrong type; an unknown
- * flag; RB_INSERT_REPLACES without RB_UNIQUE_KEYS; RB_IS_AUGMENTED without
- * @augment, or @augment without RB_IS_AUGMENTED; prefix_count() without
- * RB_HAS_COUNT.
+ * zeroed (an empty root, NULL caches, a zero count).
+ *
+ * Build errors, each with its message (after "RB_DEFINE_INTERFACE: "),
+ * at the macro (static_assert(), when @flags is an integer constant
+ * expression):
+ *
+ * - an unknown flag: "unknown flag";
+ * - "RB_INSERT_REPLACES needs RB_UNIQUE_KEYS";
+ * - RB_HAS_LEFTMOST, RB_HAS_RIGHTMOST or RB_HAS_COUNT with its member
+ *   blank: "RB_HAS_LEFTMOST set but leftmost member blank" and so on;
+ * - a member of the wrong type: "root member is not a struct rb_root",
+ *   "leftmost member is not a struct rb_node *" (likewise rightmost),
+ *   "count member is not an unsigned long", "node member is not a struct
+ *   rb_node";
+ * - "compare is not long (*)(const KEY *, const KEY *)";
+ * - "augment is not a const struct rb_augment_callbacks *";
+ *
+ * and where a generated function is used (BUILD_BUG_ON(), which needs the
+ * optimiser, as the kernel always builds):
+ *
+ * - @flags not a constant: "BUILD_BUG_ON_NON_CONST failed: <flags>";
+ * - @compare or @augment not a constant: "BUILD_BUG_ON_NON_CONST2 failed:
+ *   <argument>";
+ * - "RB_IS_AUGMENTED needs an augment" (@augment 0 or NULL);
+ * - "an augment needs RB_IS_AUGMENTED";
+ * - prefix_count() on a tree without a count: "prefix_count() needs
+ *   RB_HAS_COUNT".
  *
  * Generated functions (all static __always_inline; ``cont`` is @cont_type,
  * ``obj`` is @obj_type, ``KEY`` is the type of @key).  Every modifying
@@ -514,7 +623,11 @@ __rb_santos_end(const struct rb_santos_rel *rel, void *cont, bool last)
  *	as prefix_insert(), but the search climbs from @near (an object of
  *	the tree, or NULL for the root) only as far as needed to bound @o's
  *	key: cheap when @near is close to @o's place.  The result and the
- *	place of @o are those of prefix_insert() for every @near.
+ *	place of @o are those of prefix_insert() for every @near.  A @near
+ *	that is not in the tree (removed, or an object of another tree) is
+ *	reported once (pr_warn_once()) and treated as NULL.  Checking that
+ *	@near is in the tree follows its parent links to the root (at most
+ *	RB_GENERIC_MAX_DEPTH steps); keys are compared only as far as needed.
  *
  * ``void prefix_remove(cont *c, obj *o)``:
  *	take @o, which must be in the tree, out of it.
@@ -534,7 +647,10 @@ __rb_santos_end(const struct rb_santos_rel *rel, void *cont, bool last)
  * ``obj *prefix_find_near(cont *c, obj *near, const KEY *k)``:
  *	the first object in order whose key is greater than *@k, or NULL,
  *	climbing from @near (NULL: from the root) as prefix_insert_near()
- *	does; the result is the same for every @near.
+ *	does; the result is the same for every @near, including one that is
+ *	not in the tree (reported and treated as NULL).  This is the v2
+ *	posting's find_near made precise: the first key strictly greater
+ *	than *@k, like rb_greater(), not the nearest key in either direction.
  *
  * ``obj *prefix_first(cont *c)``, ``obj *prefix_last(cont *c)``:
  *	the first (last) object in order, or NULL if the tree is empty;
@@ -553,76 +669,84 @@ __rb_santos_end(const struct rb_santos_rel *rel, void *cont, bool last)
 #define RB_DEFINE_INTERFACE(prefix, cont_type, root, left, right, count,	\
 			    obj_type, node, key, flags, compare, augment)	\
 									\
+__rb_generic_assert_flags(flags, !((flags) & ~RB_GENERIC_ALL_FLAGS),	\
+			  "unknown flag");				\
+__rb_generic_assert_flags(flags, !((flags) & RB_INSERT_REPLACES) ||	\
+			  ((flags) & RB_UNIQUE_KEYS),			\
+			  "RB_INSERT_REPLACES needs RB_UNIQUE_KEYS");	\
+__rb_generic_assert_member(flags, RB_HAS_LEFTMOST, left, "leftmost");	\
+__rb_generic_assert_member(flags, RB_HAS_RIGHTMOST, right, "rightmost");	\
+__rb_generic_assert_member(flags, RB_HAS_COUNT, count, "count");	\
+static_assert(__same_type(((cont_type *)0)->root, struct rb_root),	\
+	      "RB_DEFINE_INTERFACE: root member is not a struct rb_root");	\
+static_assert(__rb_generic_type_ok(cont_type, left, struct rb_node *),	\
+	      "RB_DEFINE_INTERFACE: leftmost member is not a struct rb_node *");\
+static_assert(__rb_generic_type_ok(cont_type, right, struct rb_node *),	\
+	      "RB_DEFINE_INTERFACE: rightmost member is not a struct rb_node *");\
+static_assert(__rb_generic_type_ok(cont_type, count, unsigned long),	\
+	      "RB_DEFINE_INTERFACE: count member is not an unsigned long");	\
+static_assert(__same_type(((obj_type *)0)->node, struct rb_node),	\
+	      "RB_DEFINE_INTERFACE: node member is not a struct rb_node");	\
+static_assert(__same_type(&*(compare),					\
+			  long (*)(__rb_generic_kptr(obj_type, key),	\
+				   __rb_generic_kptr(obj_type, key))) ||	\
+	      __same_type(&*(compare),					\
+			  long (*)(const void *, const void *)),	\
+	      "RB_DEFINE_INTERFACE: compare is not"			\
+	      " long (*)(const KEY *, const KEY *)");			\
+static_assert(__same_type(augment,					\
+			  const struct rb_augment_callbacks *) ||	\
+	      __same_type(augment, int) || __same_type(augment, void *),	\
+	      "RB_DEFINE_INTERFACE: augment is not a"			\
+	      " const struct rb_augment_callbacks *");			\
+									\
 static inline long prefix ## _rb_compare(const void *a, const void *b)	\
 {									\
-	__rb_santos_kptr(obj_type, key) ka = a;				\
-	__rb_santos_kptr(obj_type, key) kb = b;				\
+	__rb_generic_kptr(obj_type, key) ka = a;			\
+	__rb_generic_kptr(obj_type, key) kb = b;			\
 									\
 	return (compare)(ka, kb);					\
 }									\
 									\
-static const struct rb_santos_rel prefix ## _rb_rel __maybe_unused = {	\
+static const struct rb_generic_rel prefix ## _rb_rel __maybe_unused = {	\
 	.root_offset	= offsetof(cont_type, root),			\
-	.left_offset	= __rb_santos_offset(cont_type, left),		\
-	.right_offset	= __rb_santos_offset(cont_type, right),		\
-	.count_offset	= __rb_santos_offset(cont_type, count),		\
+	.left_offset	= __rb_generic_offset(cont_type, left),		\
+	.right_offset	= __rb_generic_offset(cont_type, right),	\
+	.count_offset	= __rb_generic_offset(cont_type, count),	\
 	.node_offset	= offsetof(obj_type, node),			\
 	.key_offset	= offsetof(obj_type, key),			\
 	/* non-constant arguments are left for the build checks below */	\
-	.tree_flags	= __builtin_constant_p(flags) ? (flags) : 0,	\
+	.tree_flags	= __builtin_constant_p(flags) ?			\
+			  __rb_generic_flags(flags, left, right, count) : 0,	\
 	.cmp		= prefix ## _rb_compare,			\
-	.aug		= __builtin_constant_p(__rb_santos_aug(augment) ==	\
-					       __rb_santos_aug(0)) ?	\
-			  __rb_santos_aug(augment) : NULL,		\
+	.aug		= __builtin_constant_p(__rb_generic_aug(augment) ==	\
+					       __rb_generic_aug(0)) ?	\
+			  __rb_generic_aug(augment) : NULL,		\
 };									\
 									\
-static __always_inline const struct rb_santos_rel *prefix ## _rb(void)	\
+static __always_inline const struct rb_generic_rel *prefix ## _rb(void)	\
 {									\
 	BUILD_BUG_ON_NON_CONST(flags);					\
-	typedef long (*cmp_t)(__rb_santos_kptr(obj_type, key),		\
-			      __rb_santos_kptr(obj_type, key));		\
-									\
-	BUILD_BUG_ON_NON_CONST2((cmp_t)(compare));			\
-	BUILD_BUG_ON_NON_CONST2(__rb_santos_aug(augment));		\
-	BUILD_BUG_ON_MSG(!__same_type(augment,				\
-				      const struct rb_augment_callbacks *) &&	\
-			 !__same_type(augment, int) &&			\
-			 !__same_type(augment, void *),			\
-			 "RB_DEFINE_INTERFACE: augment is not a"		\
-			 " const struct rb_augment_callbacks *");		\
-	BUILD_BUG_ON_MSG((flags) & ~RB_SANTOS_ALL_FLAGS,		\
-			 "RB_DEFINE_INTERFACE: unknown flag");		\
-	BUILD_BUG_ON_MSG(((flags) & RB_INSERT_REPLACES) &&		\
-			 !((flags) & RB_UNIQUE_KEYS),			\
-			 "RB_DEFINE_INTERFACE: RB_INSERT_REPLACES needs"	\
-			 " RB_UNIQUE_KEYS");				\
-	BUILD_BUG_ON_MSG((((flags) & RB_IS_AUGMENTED) != 0) !=		\
-			 !!prefix ## _rb_rel.aug,		\
+	BUILD_BUG_ON_NON_CONST2(compare);				\
+	BUILD_BUG_ON_NON_CONST2(augment);				\
+	BUILD_BUG_ON_MSG((prefix ## _rb_rel.tree_flags & RB_IS_AUGMENTED) &&	\
+			 !prefix ## _rb_rel.aug,			\
 			 "RB_DEFINE_INTERFACE: RB_IS_AUGMENTED needs an"	\
-			 " augment, and an augment needs RB_IS_AUGMENTED");	\
-	__rb_santos_check_member(flags, RB_HAS_LEFTMOST, left);		\
-	__rb_santos_check_member(flags, RB_HAS_RIGHTMOST, right);	\
-	__rb_santos_check_member(flags, RB_HAS_COUNT, count);		\
-	BUILD_BUG_ON_MSG(!__same_type(((cont_type *)0)->root,		\
-				      struct rb_root) ||		\
-			 !__rb_santos_type_ok(cont_type, left,		\
-					      struct rb_node *) ||	\
-			 !__rb_santos_type_ok(cont_type, right,		\
-					      struct rb_node *) ||	\
-			 !__rb_santos_type_ok(cont_type, count,		\
-					      unsigned long) ||		\
-			 !__same_type(((obj_type *)0)->node,		\
-				      struct rb_node),			\
-			 "RB_DEFINE_INTERFACE: member of the wrong type");	\
-	BUILD_BUG_ON(prefix ## _rb_rel.tree_flags != (flags));		\
-	BUILD_BUG_ON(prefix ## _rb_rel.aug != __rb_santos_aug(augment));	\
+			 " augment");					\
+	BUILD_BUG_ON_MSG(!(prefix ## _rb_rel.tree_flags & RB_IS_AUGMENTED) &&	\
+			 prefix ## _rb_rel.aug,				\
+			 "RB_DEFINE_INTERFACE: an augment needs"	\
+			 " RB_IS_AUGMENTED");				\
+	BUILD_BUG_ON(prefix ## _rb_rel.tree_flags !=			\
+		     __rb_generic_flags(flags, left, right, count));	\
+	BUILD_BUG_ON(prefix ## _rb_rel.aug != __rb_generic_aug(augment));	\
 	return &prefix ## _rb_rel;					\
 }									\
 									\
 static __always_inline obj_type *					\
 prefix ## _insert(cont_type *c, obj_type *o)				\
 {									\
-	return rb_entry_safe(__rb_santos_insert(prefix ## _rb(), c, NULL,	\
+	return rb_entry_safe(__rb_generic_insert(prefix ## _rb(), c, NULL,	\
 						&o->node),		\
 			     obj_type, node);				\
 }									\
@@ -630,7 +754,7 @@ prefix ## _insert(cont_type *c, obj_type *o)				\
 static __always_inline obj_type *					\
 prefix ## _insert_near(cont_type *c, obj_type *near, obj_type *o)	\
 {									\
-	return rb_entry_safe(__rb_santos_insert(prefix ## _rb(), c,	\
+	return rb_entry_safe(__rb_generic_insert(prefix ## _rb(), c,	\
 						near ? &near->node : NULL,	\
 						&o->node),		\
 			     obj_type, node);				\
@@ -638,50 +762,50 @@ prefix ## _insert_near(cont_type *c, obj_type *near, obj_type *o)	\
 									\
 static __always_inline void prefix ## _remove(cont_type *c, obj_type *o)	\
 {									\
-	__rb_santos_remove(prefix ## _rb(), c, &o->node);		\
+	__rb_generic_remove(prefix ## _rb(), c, &o->node);		\
 }									\
 									\
 static __always_inline obj_type *					\
-prefix ## _find_first(cont_type *c, __rb_santos_kptr(obj_type, key) k)	\
+prefix ## _find_first(cont_type *c, __rb_generic_kptr(obj_type, key) k)	\
 {									\
-	return rb_entry_safe(__rb_santos_find_end(prefix ## _rb(), c, k,	\
+	return rb_entry_safe(__rb_generic_find_end(prefix ## _rb(), c, k,	\
 						  false),		\
 			     obj_type, node);				\
 }									\
 									\
 static __always_inline obj_type *					\
-prefix ## _find(cont_type *c, __rb_santos_kptr(obj_type, key) k)	\
+prefix ## _find(cont_type *c, __rb_generic_kptr(obj_type, key) k)	\
 {									\
 	return prefix ## _find_first(c, k);				\
 }									\
 									\
 static __always_inline obj_type *					\
-prefix ## _find_last(cont_type *c, __rb_santos_kptr(obj_type, key) k)	\
+prefix ## _find_last(cont_type *c, __rb_generic_kptr(obj_type, key) k)	\
 {									\
-	return rb_entry_safe(__rb_santos_find_end(prefix ## _rb(), c, k,	\
+	return rb_entry_safe(__rb_generic_find_end(prefix ## _rb(), c, k,	\
 						  true),		\
 			     obj_type, node);				\
 }									\
 									\
 static __always_inline obj_type *prefix ## _find_next(const obj_type *o)	\
 {									\
-	return rb_entry_safe(__rb_santos_find_adjacent(prefix ## _rb(),	\
+	return rb_entry_safe(__rb_generic_find_adjacent(prefix ## _rb(),	\
 						       &o->node, true),	\
 			     obj_type, node);				\
 }									\
 									\
 static __always_inline obj_type *prefix ## _find_prev(const obj_type *o)	\
 {									\
-	return rb_entry_safe(__rb_santos_find_adjacent(prefix ## _rb(),	\
+	return rb_entry_safe(__rb_generic_find_adjacent(prefix ## _rb(),	\
 						       &o->node, false),	\
 			     obj_type, node);				\
 }									\
 									\
 static __always_inline obj_type *					\
 prefix ## _find_near(cont_type *c, obj_type *near,			\
-		     __rb_santos_kptr(obj_type, key) k)		\
+		     __rb_generic_kptr(obj_type, key) k)		\
 {									\
-	return rb_entry_safe(__rb_santos_find_near(prefix ## _rb(), c,	\
+	return rb_entry_safe(__rb_generic_find_near(prefix ## _rb(), c,	\
 						   near ? &near->node	\
 							: NULL, k),	\
 			     obj_type, node);				\
@@ -689,13 +813,13 @@ prefix ## _find_near(cont_type *c, obj_type *near,			\
 									\
 static __always_inline obj_type *prefix ## _first(cont_type *c)		\
 {									\
-	return rb_entry_safe(__rb_santos_end(prefix ## _rb(), c, false),	\
+	return rb_entry_safe(__rb_generic_end(prefix ## _rb(), c, false),	\
 			     obj_type, node);				\
 }									\
 									\
 static __always_inline obj_type *prefix ## _last(cont_type *c)		\
 {									\
-	return rb_entry_safe(__rb_santos_end(prefix ## _rb(), c, true),	\
+	return rb_entry_safe(__rb_generic_end(prefix ## _rb(), c, true),	\
 			     obj_type, node);				\
 }									\
 									\
@@ -715,7 +839,7 @@ prefix ## _walk(cont_type *c, void (*fn)(obj_type *o, void *arg),	\
 {									\
 	struct rb_node *cur, *next;					\
 									\
-	for (cur = __rb_santos_end(prefix ## _rb(), c, false); cur;	\
+	for (cur = __rb_generic_end(prefix ## _rb(), c, false); cur;	\
 	     cur = next) {						\
 		next = rb_next(cur);					\
 		fn(rb_entry(cur, obj_type, node), arg);			\
@@ -727,7 +851,7 @@ static __always_inline unsigned long prefix ## _count(cont_type *c)	\
 	BUILD_BUG_ON_MSG(!(prefix ## _rb()->tree_flags & RB_HAS_COUNT),	\
 			 "RB_DEFINE_INTERFACE: " #prefix "_count() needs"	\
 			 " RB_HAS_COUNT");				\
-	return *__rb_santos_count(prefix ## _rb(), c);			\
+	return *__rb_generic_count(prefix ## _rb(), c);			\
 }
 
 #endif /* _RBTREE_SANTOS_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * An augmented tree without augment callbacks.
- * expect: RB_IS_AUGMENTED needs an augment
+ * expect: RB_DEFINE_INTERFACE: RB_IS_AUGMENTED needs an augment
  */
 #include "cf_common.h"
 

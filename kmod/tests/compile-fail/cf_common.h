@@ -28,4 +28,22 @@ static inline long cf_cmp(const long *a, const long *b)
 	return *a < *b ? -1 : *a > *b;
 }
 
+/* Augment callbacks (subtree size) for the cases that need some. */
+static inline bool cf_compute_size(struct cf_obj *obj, bool exit)
+{
+	unsigned long size = 1;
+
+	if (obj->node.rb_left)
+		size += rb_entry(obj->node.rb_left, struct cf_obj, node)->size;
+	if (obj->node.rb_right)
+		size += rb_entry(obj->node.rb_right, struct cf_obj, node)->size;
+	if (exit && obj->size == size)
+		return true;
+	obj->size = size;
+	return false;
+}
+
+RB_DECLARE_CALLBACKS(static, cf_size_cb, struct cf_obj, node, size,
+		     cf_compute_size);
+
 #endif /* _CF_COMMON_H */

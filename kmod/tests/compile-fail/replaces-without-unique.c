@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Replacing an equal key only makes sense on a unique tree.
- * expect: RB_INSERT_REPLACES needs RB_UNIQUE_KEYS
+ * expect: RB_DEFINE_INTERFACE: RB_INSERT_REPLACES needs RB_UNIQUE_KEYS
  */
 #include "cf_common.h"
 

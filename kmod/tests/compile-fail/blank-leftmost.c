@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * RB_HAS_LEFTMOST with no leftmost member to keep it in.
- * expect: RB_HAS_LEFTMOST set but member blank
+ * expect: RB_DEFINE_INTERFACE: RB_HAS_LEFTMOST set but leftmost member blank
  */
 #include "cf_common.h"
 
