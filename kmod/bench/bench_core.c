@@ -162,10 +162,18 @@ static BENCH_ENTRY struct bench_obj *bench_open_greater(struct bench_tree *t,
 /*
  * --- open_bf: the same loops, branch-free in the choice of child ---
  *
- * The child is chosen with a conditional expression GCC compiles to a
- * conditional move, as it compiles the generic loops over a branch-free
- * comparison function; find still branches on equality, as rb_find() does.
+ * GCC compiles "less ? &n->rb_left : &n->rb_right" to a branch here, so the
+ * child is indexed by the comparison instead: rb_left follows rb_right in
+ * struct rb_node (checked at build time).  Find still branches on equality,
+ * as rb_find() does; greater keeps its candidate with a mask.
  */
+static __always_inline struct rb_node **bench_child(struct rb_node *n, bool left)
+{
+	BUILD_BUG_ON(offsetof(struct rb_node, rb_left) !=
+		     offsetof(struct rb_node, rb_right) + sizeof(n->rb_right));
+	return (struct rb_node **)((char *)&n->rb_right +
+				   left * sizeof(n->rb_right));
+}
 
 static BENCH_ENTRY void bench_open_bf_insert(struct bench_tree *t,
 					   struct bench_obj *obj)
@@ -175,8 +183,7 @@ static BENCH_ENTRY void bench_open_bf_insert(struct bench_tree *t,
 
 	while (*p) {
 		parent = *p;
-		p = obj->key < bench_obj_of(parent)->key ? &parent->rb_left :
-							   &parent->rb_right;
+		p = bench_child(parent, obj->key < bench_obj_of(parent)->key);
 	}
 
 	rb_link_node(&obj->node, parent, p);
@@ -193,7 +200,7 @@ static BENCH_ENTRY struct bench_obj *bench_open_bf_find(struct bench_tree *t,
 		obj = bench_obj_of(n);
 		if (key == obj->key)
 			return obj;
-		n = key < obj->key ? n->rb_left : n->rb_right;
+		n = *bench_child(n, key < obj->key);
 	}
 
 	return NULL;
@@ -203,12 +210,15 @@ static BENCH_ENTRY struct bench_obj *bench_open_bf_greater(struct bench_tree *t,
 							 u64 key)
 {
 	struct rb_node *n = t->root.rb_node, *greater = NULL;
+	unsigned long mask;
 	bool left;
 
 	while (n) {
 		left = key < bench_obj_of(n)->key;
-		greater = left ? n : greater;
-		n = left ? n->rb_left : n->rb_right;
+		mask = -(unsigned long)left;
+		greater = (struct rb_node *)(((unsigned long)n & mask) |
+					     ((unsigned long)greater & ~mask));
+		n = *bench_child(n, left);
 	}
 
 	return rb_entry_safe(greater, struct bench_obj, node);
