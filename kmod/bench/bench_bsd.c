@@ -50,7 +50,7 @@ static inline int bench_bsd_cmp(const struct bench_bsd_obj *a,
  * code has unused functions and parameters.
  */
 #ifndef __unused
-#define __unused __attribute__((__unused__))
+#define __unused __maybe_unused
 #endif
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"

@@ -106,7 +106,7 @@ static __always_inline int bench_cmp_keys(u64 a, u64 b)
 /* --- open: the classic open-coded loops of block/elevator.c --- */
 
 static BENCH_ENTRY void bench_open_insert(struct bench_tree *t,
-				       struct bench_obj *obj)
+					  struct bench_obj *obj)
 {
 	struct rb_node **p = &t->root.rb_node;
 	struct rb_node *parent = NULL;
@@ -124,7 +124,7 @@ static BENCH_ENTRY void bench_open_insert(struct bench_tree *t,
 }
 
 static BENCH_ENTRY struct bench_obj *bench_open_find(struct bench_tree *t,
-						  u64 key)
+						     u64 key)
 {
 	struct rb_node *n = t->root.rb_node;
 	struct bench_obj *obj;
@@ -143,7 +143,7 @@ static BENCH_ENTRY struct bench_obj *bench_open_find(struct bench_tree *t,
 }
 
 static BENCH_ENTRY struct bench_obj *bench_open_greater(struct bench_tree *t,
-						     u64 key)
+							u64 key)
 {
 	struct rb_node *n = t->root.rb_node, *greater = NULL;
 
@@ -176,7 +176,7 @@ static __always_inline struct rb_node **bench_child(struct rb_node *n, bool left
 }
 
 static BENCH_ENTRY void bench_open_bf_insert(struct bench_tree *t,
-					   struct bench_obj *obj)
+					     struct bench_obj *obj)
 {
 	struct rb_node **p = &t->root.rb_node;
 	struct rb_node *parent = NULL;
@@ -191,7 +191,7 @@ static BENCH_ENTRY void bench_open_bf_insert(struct bench_tree *t,
 }
 
 static BENCH_ENTRY struct bench_obj *bench_open_bf_find(struct bench_tree *t,
-						      u64 key)
+							u64 key)
 {
 	struct rb_node *n = t->root.rb_node;
 	struct bench_obj *obj;
@@ -207,7 +207,7 @@ static BENCH_ENTRY struct bench_obj *bench_open_bf_find(struct bench_tree *t,
 }
 
 static BENCH_ENTRY struct bench_obj *bench_open_bf_greater(struct bench_tree *t,
-							 u64 key)
+							   u64 key)
 {
 	struct rb_node *n = t->root.rb_node, *greater = NULL;
 	unsigned long mask;
@@ -226,7 +226,7 @@ static BENCH_ENTRY struct bench_obj *bench_open_bf_greater(struct bench_tree *t,
 
 /* Shared by every variant whose API has no erase or walk of its own. */
 static BENCH_ENTRY void bench_plain_erase(struct bench_tree *t,
-				       struct bench_obj *obj)
+					  struct bench_obj *obj)
 {
 	rb_erase(&obj->node, &t->root);
 }
@@ -256,13 +256,13 @@ static __always_inline int bench_mainline_cmp(const void *key,
 }
 
 static BENCH_ENTRY void bench_mainline_insert(struct bench_tree *t,
-					   struct bench_obj *obj)
+					      struct bench_obj *obj)
 {
 	rb_add(&obj->node, &t->root, bench_mainline_less);
 }
 
 static BENCH_ENTRY struct bench_obj *bench_mainline_find(struct bench_tree *t,
-						      u64 key)
+							 u64 key)
 {
 	return rb_entry_safe(rb_find(&key, &t->root, bench_mainline_cmp),
 			     struct bench_obj, node);
@@ -276,13 +276,13 @@ static int bench_ovs_cmp(struct rb_node *l, struct rb_node *r)
 }
 
 static BENCH_ENTRY void bench_ovs_inline_insert(struct bench_tree *t,
-					     struct bench_obj *obj)
+						struct bench_obj *obj)
 {
 	_rb_insert_allow_dup(&t->root, &obj->node, bench_ovs_cmp);
 }
 
 static BENCH_ENTRY struct bench_obj *bench_ovs_inline_find(struct bench_tree *t,
-							u64 key)
+							   u64 key)
 {
 	struct bench_obj search = { .key = key };
 
@@ -302,13 +302,13 @@ bench_ovs_inline_greater(struct bench_tree *t, u64 key)
 }
 
 static BENCH_ENTRY void bench_ovs_ool_insert(struct bench_tree *t,
-					  struct bench_obj *obj)
+					     struct bench_obj *obj)
 {
 	rb_insert_allow_dup(&t->root, &obj->node, bench_ovs_cmp);
 }
 
 static BENCH_ENTRY struct bench_obj *bench_ovs_ool_find(struct bench_tree *t,
-						     u64 key)
+							u64 key)
 {
 	struct bench_obj search = { .key = key };
 
@@ -318,7 +318,7 @@ static BENCH_ENTRY struct bench_obj *bench_ovs_ool_find(struct bench_tree *t,
 }
 
 static BENCH_ENTRY struct bench_obj *bench_ovs_ool_greater(struct bench_tree *t,
-							u64 key)
+							   u64 key)
 {
 	struct bench_obj search = { .key = key };
 
@@ -372,13 +372,13 @@ static __always_inline void bench_santos_visit(struct bench_obj *obj,
 /* The five operations of one Santos interface, as BENCH_ENTRY functions. */
 #define BENCH_SANTOS_OPS(name, prefix)					\
 static BENCH_ENTRY void bench_##name##_insert(struct bench_tree *t,	\
-					   struct bench_obj *obj)	\
+					      struct bench_obj *obj)	\
 {									\
 	prefix##_insert(t, obj);					\
 }									\
 									\
 static BENCH_ENTRY struct bench_obj *bench_##name##_find(struct bench_tree *t, \
-						      u64 key)		\
+							 u64 key)	\
 {									\
 	return prefix##_find(t, &key);					\
 }									\
@@ -390,7 +390,7 @@ bench_##name##_greater(struct bench_tree *t, u64 key)			\
 }									\
 									\
 static BENCH_ENTRY void bench_##name##_erase(struct bench_tree *t,	\
-					  struct bench_obj *obj)	\
+					     struct bench_obj *obj)	\
 {									\
 	prefix##_remove(t, obj);					\
 }									\
@@ -499,7 +499,7 @@ bench_loop(struct bench_set *s, enum bench_op op,
 
 #define BENCH_VARIANT(name, insert, find, greater, erase, walk)	\
 static BENCH_ENTRY u64 bench_##name##_loop(struct bench_set *s,		\
-					enum bench_op op)		\
+					   enum bench_op op)		\
 {									\
 	return bench_loop(s, op, insert, find, greater, erase, walk);	\
 }
