@@ -102,13 +102,15 @@ void bench_mark_end(const char *variant, const char *op, const char *order,
 #ifdef BENCH_BSD_TREE
 /*
  * The BSD <sys/tree.h> variant (bench_bsd.c, userspace only): @n nodes of
- * its own whose keys are read at @keys, @stride bytes apart, in insertion
- * order; bench_bsd_run() runs @op over all of them (@lookup and @erase as in
- * struct bench_set; for BENCH_WALK they may be NULL) and returns its digest.
+ * its own, whose keys bench_bsd_set_keys() reads at @keys, @stride bytes
+ * apart, in insertion order; bench_bsd_run() runs @op over all of them
+ * (@lookup and @erase as in struct bench_set; for BENCH_WALK they may be
+ * NULL) and returns its digest.
  */
 struct bench_bsd_set;
-struct bench_bsd_set *bench_bsd_new(unsigned long n, const u64 *keys,
-				    size_t stride);
+struct bench_bsd_set *bench_bsd_new(unsigned long n);
+void bench_bsd_set_keys(struct bench_bsd_set *s, const u64 *keys,
+			size_t stride);
 void bench_bsd_free(struct bench_bsd_set *s);
 u64 bench_bsd_run(struct bench_bsd_set *s, enum bench_op op,
 		  const u64 *lookup, const u32 *erase);

@@ -106,11 +106,9 @@ static BENCH_ENTRY u64 bench_bsd_walk(struct bench_bsd_tree *t)
 	return h;
 }
 
-struct bench_bsd_set *bench_bsd_new(unsigned long n, const u64 *keys,
-				    size_t stride)
+struct bench_bsd_set *bench_bsd_new(unsigned long n)
 {
 	struct bench_bsd_set *s = calloc(1, sizeof(*s));
-	unsigned long i;
 
 	if (!s)
 		return NULL;
@@ -121,9 +119,15 @@ struct bench_bsd_set *bench_bsd_new(unsigned long n, const u64 *keys,
 	}
 	s->n = n;
 	RB_INIT(&s->root);
-	for (i = 0; i < n; i++)
-		s->objs[i].key = *(const u64 *)((const char *)keys + i * stride);
 	return s;
+}
+
+void bench_bsd_set_keys(struct bench_bsd_set *s, const u64 *keys, size_t stride)
+{
+	unsigned long i;
+
+	for (i = 0; i < s->n; i++)
+		s->objs[i].key = *(const u64 *)((const char *)keys + i * stride);
 }
 
 void bench_bsd_free(struct bench_bsd_set *s)

@@ -426,8 +426,11 @@ static const char *const bench_op_names[BENCH_NR_OPS] = {
  * @keys: keys looked up, one per node in lookup order; @keys[i] - 1 is
  *	absent, and its successor is @keys[i]
  * @erase: indices into @objs, in the same lookup order
+ * @inv: scratch, the index into @objs of each key rank
  * @n: number of nodes
  * @order: "random" or "sequential"
+ * @random: the keys are in random order, drawn anew for every pass
+ * @seed: seed of the random orders
  * @bsd: the BSD variant's own nodes and tree (bench_bsd.c), same keys
  */
 struct bench_set {
@@ -435,8 +438,11 @@ struct bench_set {
 	struct bench_obj *objs;
 	u64 *keys;
 	u32 *erase;
+	u32 *inv;
 	unsigned long n;
 	const char *order;
+	bool random;
+	u64 seed;
 #ifdef BENCH_BSD_TREE
 	struct bench_bsd_set *bsd;
 #endif
@@ -625,50 +631,77 @@ static void bench_set_free(struct bench_set *s)
 	bench_free(s->objs);
 	bench_free(s->keys);
 	bench_free(s->erase);
+	bench_free(s->inv);
+}
+
+/*
+ * Give the nodes their keys (insertion order) and choose the lookup and
+ * erase order, from @state, or ascending if @state is NULL.
+ */
+static void bench_set_keys(struct bench_set *s, u64 *state)
+{
+	unsigned long i, n = s->n;
+
+	/* Insertion order: objs[i] gets the key of rank perm[i]. */
+	bench_permute(s->erase, n, state);
+	for (i = 0; i < n; i++) {
+		s->objs[i].key = 2 * ((u64)s->erase[i] + 1);
+		s->inv[s->erase[i]] = i;
+	}
+	/* Lookup and erase order: an independent permutation of the ranks. */
+	bench_permute(s->erase, n, state);
+	for (i = 0; i < n; i++) {
+		s->keys[i] = 2 * ((u64)s->erase[i] + 1);
+		s->erase[i] = s->inv[s->erase[i]];
+	}
+#ifdef BENCH_BSD_TREE
+	bench_bsd_set_keys(s->bsd, &s->objs[0].key, sizeof(*s->objs));
+#endif
+}
+
+/*
+ * The keys of pass @pass of repetition @rep.  For a random set a new random
+ * order every pass, the same for every variant: repeated from pass to pass,
+ * the same sequence of a thousand branches is partly learnt by the branch
+ * predictor, and by how much depends on what ran in between -- identical
+ * code then differed by up to 40 % between variants at N = 1000.
+ */
+static void bench_set_pass(struct bench_set *s, unsigned int rep,
+			   unsigned long pass)
+{
+	u64 state;
+
+	if (!s->random)
+		return;
+	state = (s->seed ^ s->n ^ ((u64)rep << 40) ^ ((u64)pass << 20)) *
+		0x9e3779b97f4a7c15ULL | 1;
+	bench_set_keys(s, &state);
 }
 
 /* Nodes and key orders for @n nodes; @random or ascending keys. */
 static int bench_set_init(struct bench_set *s, unsigned long n, bool random,
 			  u64 seed)
 {
-	u64 state = (seed ^ n) * 0x9e3779b97f4a7c15ULL | 1;
-	u64 *rng = random ? &state : NULL;
-	unsigned long i;
-	u32 *inv;
-
-	*s = (struct bench_set){ .n = n,
+	*s = (struct bench_set){ .n = n, .random = random, .seed = seed,
 				 .order = random ? "random" : "sequential" };
 	s->objs = bench_alloc(n * sizeof(*s->objs));
 	s->keys = bench_alloc(n * sizeof(*s->keys));
 	s->erase = bench_alloc(n * sizeof(*s->erase));
-	inv = bench_alloc(n * sizeof(*inv));
-	if (!s->objs || !s->keys || !s->erase || !inv) {
-		bench_free(inv);
-		bench_set_free(s);
-		return -ENOMEM;
-	}
-
-	/* Insertion order: objs[i] gets the key of rank perm[i]. */
-	bench_permute(s->erase, n, rng);
-	for (i = 0; i < n; i++) {
-		s->objs[i].key = 2 * ((u64)s->erase[i] + 1);
-		inv[s->erase[i]] = i;
-	}
-	/* Lookup and erase order: an independent permutation of the ranks. */
-	bench_permute(s->erase, n, rng);
-	for (i = 0; i < n; i++) {
-		s->keys[i] = 2 * ((u64)s->erase[i] + 1);
-		s->erase[i] = inv[s->erase[i]];
-	}
-
-	bench_free(inv);
+	s->inv = bench_alloc(n * sizeof(*s->inv));
 #ifdef BENCH_BSD_TREE
-	s->bsd = bench_bsd_new(n, &s->objs[0].key, sizeof(*s->objs));
+	s->bsd = bench_bsd_new(n);
 	if (!s->bsd) {
 		bench_set_free(s);
 		return -ENOMEM;
 	}
 #endif
+	if (!s->objs || !s->keys || !s->erase || !s->inv) {
+		bench_set_free(s);
+		return -ENOMEM;
+	}
+	bench_set_pass(s, 0, 0);
+	if (!random)
+		bench_set_keys(s, NULL);
 	return 0;
 }
 
@@ -678,20 +711,22 @@ static int bench_set_init(struct bench_set *s, unsigned long n, bool random,
  * operation.  Its digest is that of one pass: every pass must give the same
  * results, and a pass that does not sets the digest to BENCH_BAD_DIGEST, so
  * that digests do not depend on the number of passes and runs with
- * different ones (host and guest) can be compared.  @record says whether
- * the environment should record this repetition (bench_mark_end()).
+ * different ones (host and guest) can be compared.  Repetition @rep 0 is
+ * the warm-up, which the environment does not record (bench_mark_end()).
  */
 #define BENCH_BAD_DIGEST	0xbadULL
 
 static void bench_cycle(struct bench_set *s, const struct bench_variant *v,
 			unsigned long passes, u64 *elapsed, u64 *check,
-			bool record)
+			unsigned int rep)
 {
+	bool record = rep;
 	unsigned long pass;
 	u64 t0, sum;
 	int op;
 
 	for (pass = 0; pass < passes; pass++) {
+		bench_set_pass(s, rep, pass);
 		for (op = 0; op < BENCH_NR_OPS; op++) {
 			if (op == BENCH_GREATER && !v->has_greater)
 				continue;

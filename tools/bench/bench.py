@@ -143,6 +143,14 @@ def _variants_of(binary: Path) -> list[str]:
     return results.parse_run(out.splitlines()).variants
 
 
+def cmd_readme(args: argparse.Namespace) -> int:
+    """The README's tables from a host run's CSV and cells."""
+    profile = args.profile or machine.debian61_profile(
+        machine.vulnerabilities(), *machine.cpu_family())[0]
+    print(report.readme(args.out, args.name, profile, args.count_n))
+    return 0
+
+
 def cmd_check_entries(args: argparse.Namespace) -> int:
     """Fail if GCC cloned, folded or inlined a BENCH_ENTRY function."""
     problems = code.check_entries(args.binary, args.source)
@@ -245,6 +253,14 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("check", help=cmd_check.__doc__)
     p.add_argument("raw", type=Path, nargs="+")
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("readme", help=cmd_readme.__doc__)
+    p.add_argument("--out", type=Path, default=Path("out/bench"))
+    p.add_argument("--name", default="host")
+    p.add_argument("--profile", help="profile of the count tables (default: "
+                   "the one a Debian 6.1 kernel would run here)")
+    p.add_argument("--count-n", type=int, default=10000)
+    p.set_defaults(func=cmd_readme)
 
     p = sub.add_parser("check-entries", help=cmd_check_entries.__doc__)
     p.add_argument("binary", type=Path)

@@ -250,3 +250,88 @@ def write_all(out: Path, name: str, env: dict, data: dict[str, dict],
         except ImportError:
             pass
     return text
+
+
+VARIANTS = ("open", "open_bf", "mainline", "ovs_inline", "ovs_ool", "santos",
+            "santos_lc", "santos_dup", "bsd")
+
+
+def load_cells(path: Path) -> list:
+    """Cells saved by ``bench.py host`` (NAME-PROFILE-CMP-cells.txt)."""
+    from .results import Cell
+    cells = []
+    for line in path.read_text().splitlines():
+        v, op, order, n, rep, ops, t, check = line.split()
+        cells.append(Cell(v, op, order, int(n), int(rep), int(ops), int(t), check))
+    return cells
+
+
+def readme(out: Path, name: str, profile: str, count_n: int) -> str:
+    """The README's tables, from one run's CSV and cells: counts per
+    operation at @count_n, the out-of-line penalty per profile, and the
+    inline generic APIs against their baseline under @profile."""
+    rows = list(csv.DictReader((out / f"{name}.csv").open()))
+    if not rows:
+        return ""
+    labels = list(dict.fromkeys(f"{r['profile']}/{r['cmp']}" for r in rows))
+    sizes = sorted({int(r["n"]) for r in rows})
+    cnt = {(r["profile"], r["cmp"], r["variant"], r["op"], r["order"], int(r["n"])): r
+           for r in rows}
+    floors = {f"{r['profile']}/{r['cmp']}": float(r["noise_floor"]) for r in rows}
+    cells = {lb: load_cells(out / f"{name}-{lb.replace('/', '-')}-cells.txt")
+             for lb in labels}
+    md = []
+    ops = ("insert", "find_hit", "find_miss", "greater", "erase", "walk")
+    for cmp in ("arith", "branchy"):
+        if f"{profile}/{cmp}" not in labels:
+            continue
+        body = []
+        for v in VARIANTS:
+            row = [f"`{v}`"]
+            for op in ops:
+                r = cnt.get((profile, cmp, v, op, "random", count_n))
+                row.append(f"{float(r['Ir_per_op']):.0f} / {float(r['Bcm_per_op']):.1f}"
+                           if r and r["Ir_per_op"] else "-")
+            body.append(row)
+        md += [f"Instructions / simulated conditional mispredicts per operation "
+               f"(valgrind), random keys, N = {count_n}, profile `{profile}`, "
+               f"{'branch-free' if cmp == 'arith' else 'if-chain'} comparison:", "",
+               _md(["variant", *ops], body)]
+    body = []
+    for lb in labels:
+        prof, cmp = lb.split("/")
+        for op in ("insert", "find_hit", "find_miss", "greater"):
+            a = cnt.get((prof, cmp, "ovs_ool", op, "random", count_n))
+            b = cnt.get((prof, cmp, "ovs_inline", op, "random", count_n))
+            rs = stats.ratios(cells[lb], "ovs_ool", "ovs_inline")
+            row = [f"{PROFILE_NAMES.get(prof, prof)}, {cmp}", op,
+                   f"{float(a['Ir_per_op']) - float(b['Ir_per_op']):+.0f}"
+                   if a and b and a["Ir_per_op"] else "-"]
+            for n in sizes:
+                row.append(_fmt_ratio(rs.get((op, "random", n)), floors[lb]))
+            body.append(row)
+    md += ["Out-of-line penalty, `ovs_ool` / `ovs_inline`: extra instructions per "
+           f"operation (N = {count_n}) and time ratio [95 % interval], random keys; "
+           "**bold**: interval outside the build's noise floor:", "",
+           _md(["profile, comparison", "op", "+Ir/op", *(f"N={n}" for n in sizes)], body)]
+    body = []
+    for lb in labels:
+        prof, cmp = lb.split("/")
+        base = "open" if cmp == "branchy" else "open_bf"
+        for v in ("mainline", "ovs_inline", "santos", "santos_lc", "santos_dup", "bsd"):
+            rs = stats.ratios(cells[lb], v, base)
+            for op in ("insert", "find_hit"):
+                a = cnt.get((prof, cmp, v, op, "random", count_n))
+                b = cnt.get((prof, cmp, base, op, "random", count_n))
+                row = [lb, f"`{v}`", op,
+                       f"{float(a['Ir_per_op']) / float(b['Ir_per_op']):.2f}"
+                       if a and b and a["Ir_per_op"] else "-"]
+                row += [_fmt_ratio(rs.get((op, "random", n)), floors[lb]) for n in sizes]
+                body.append(row)
+    md += ["Generic APIs against the open-coded loop with the same comparison form "
+           "(`open_bf` for branch-free, `open` for if-chain): instruction ratio "
+           f"(N = {count_n}) and time ratio [95 %], random keys:", "",
+           _md(["build", "variant", "op", "Ir ratio", *(f"N={n}" for n in sizes)], body)]
+    md += ["Noise floor (largest |ratio - 1| of identical code against itself): "
+           + ", ".join(f"{lb} +-{100 * f:.1f} %" for lb, f in floors.items()), ""]
+    return "\n".join(md)
