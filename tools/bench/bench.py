@@ -7,6 +7,8 @@
                                           one CPU; report (md, CSV, plots)
   bench.py guest-run --module KO --raw F  (in the guest) load rbtree_bench.ko,
                                           run it through debugfs, save its output
+  bench.py report --out DIR --name NAME   regenerate a host run's report
+  bench.py readme --out DIR --name NAME   the README's tables from a host run
   bench.py check RAW [RAW...]             the variants agree (and the runs agree
                                           with each other); prints ok / not ok lines
   bench.py check-entries BIN --source C.. the build's guard: no entry point
@@ -128,12 +130,38 @@ def cmd_host(args: argparse.Namespace) -> int:
             "load_after": " ".join(f"{x:.2f}" for x in os.getloadavg()),
             "sizes": args.sizes, "count_sizes": args.count_sizes,
             "min_ops": args.min_ops, "seed": args.seed}
+    saved = {"env": env, "builds": {}}
     for label, d in data.items():
         raw = args.out / f"{args.name}-{label.replace('/', '-')}-cells.txt"
         raw.write_text("".join(f"{c.variant} {c.op} {c.order} {c.n} {c.rep} {c.ops} "
                                f"{c.time} {c.check}\n" for c in d["cells"]))
-    text = report.write_all(args.out, args.name, env, data, baseline_of)
-    print(text)
+        saved["builds"][label] = {
+            "binary": str(d["binary"]), "variants": d["variants"],
+            "sizes": [[v, op, size] for (v, op), size in d["sizes"].items()],
+            "pairs": d["pairs"], "cells": raw.name,
+            "counts": [dataclasses.asdict(c) for c in d["counts"]]}
+    (args.out / f"{args.name}-data.json").write_text(json.dumps(saved, indent=1) + "\n")
+    print(_report(args.out, args.name))
+    return 0
+
+
+def _report(out: Path, name: str) -> str:
+    """Write NAME.md, NAME.csv and the plots from NAME-data.json and the cells."""
+    saved = json.loads((out / f"{name}-data.json").read_text())
+    data = {}
+    for label, b in saved["builds"].items():
+        data[label] = {
+            "binary": Path(b["binary"]), "variants": b["variants"],
+            "sizes": {(v, op): size for v, op, size in b["sizes"]},
+            "pairs": [tuple(p) for p in b["pairs"]],
+            "counts": [counts.Counts(**c) for c in b["counts"]],
+            "cells": report.load_cells(out / b["cells"])}
+    return report.write_all(out, name, saved["env"], data, baseline_of)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Regenerate a host run's report from its saved data."""
+    print(_report(args.out, args.name))
     return 0
 
 
@@ -253,6 +281,11 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("check", help=cmd_check.__doc__)
     p.add_argument("raw", type=Path, nargs="+")
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("report", help=cmd_report.__doc__)
+    p.add_argument("--out", type=Path, default=Path("out/bench"))
+    p.add_argument("--name", default="host")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("readme", help=cmd_readme.__doc__)
     p.add_argument("--out", type=Path, default=Path("out/bench"))

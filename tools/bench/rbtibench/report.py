@@ -36,6 +36,16 @@ def _fmt_ratio(r: stats.Ratio | None, floor: float) -> str:
     return f"{mark}{r.ratio:.3f}{mark} [{r.lo:.3f}, {r.hi:.3f}]"
 
 
+def _floor(d: dict, n: int) -> float:
+    """The build's noise floor at size @n (the largest over all sizes if
+    no identical pair was timed at @n)."""
+    return d["floor"].get(n, max(d["floor"].values(), default=0.0))
+
+
+def _floors_text(d: dict) -> str:
+    return ", ".join(f"N={n} +-{100 * f:.1f} %" for n, f in sorted(d["floor"].items()))
+
+
 def _counts_index(d: dict) -> dict[tuple[str, str, str, int], dict[str, float]]:
     return {(c.variant, c.op, c.order, c.n): c.per_op for c in d["counts"]}
 
@@ -81,21 +91,21 @@ def write_csv(path: Path, env: dict, data: dict[str, dict]) -> None:
                               d["baseline"],
                               *((f"{r.ratio:.4f}", f"{r.lo:.4f}", f"{r.hi:.4f}")
                                 if r else ("", "", "")),
-                              f"{d['floor']:.4f}", (r.excludes(d["floor"]) if r else ""),
+                              f"{_floor(d, n):.4f}", (r.excludes(_floor(d, n)) if r else ""),
                               *(f"{cnt[c]:.2f}" if c in cnt else "" for c in COUNT_COLS)])
 
 
 def build_section(label: str, d: dict) -> list[str]:
     """Markdown for one build: floor, ratios with counts, penalty, sizes."""
     profile, cmp = label.split("/")
-    base, floor = d["baseline"], d["floor"]
+    base = d["baseline"]
     cidx = _counts_index(d)
     md = [f"## Profile {PROFILE_NAMES.get(profile, profile)}, comparison {cmp}", "",
           f"Baseline: `{base}` (open-coded, {'branchy' if base == 'open' else 'branch-free'}"
-          f" like the generic loops of this build). Noise floor: **+-{100 * floor:.1f} %**, "
-          f"the largest |ratio - 1| of {len(d['floor_cells'])} cells timing "
+          f" like the generic loops of this build). Noise floor per N: **{_floors_text(d)}**, "
+          f"the largest |ratio - 1| among {len(d['floor_cells'])} cells timing "
           "instruction-identical code against itself (from objdump); a ratio in **bold** "
-          "has its 95 % interval outside 1 +- floor.", ""]
+          "has its 95 % interval outside 1 +- the floor of its N.", ""]
     others = [v for v in d["variants"] if v != base]
     keys = sorted({(op, order, n) for (_, op, order, n) in d["per_op"]},
                   key=lambda k: (OPS.index(k[0]), ORDERS.index(k[1]), k[2]))
@@ -109,7 +119,7 @@ def build_section(label: str, d: dict) -> list[str]:
         for v in others:
             r = d["ratios"][v].get((op, order, n))
             c = cidx.get((v, op, order, n))
-            cell = _fmt_ratio(r, floor)
+            cell = _fmt_ratio(r, _floor(d, n))
             if c and bc and bc["Ir"]:
                 cell += f" ({c['Ir'] / bc['Ir']:.2f}x Ir)"
             row.append(cell)
@@ -138,7 +148,7 @@ def build_section(label: str, d: dict) -> list[str]:
         a, b = ci.get(("ovs_ool", op, order, n)), ci.get(("ovs_inline", op, order, n))
         if r is None:
             continue
-        prow.append([op, order, str(n), _fmt_ratio(r, floor),
+        prow.append([op, order, str(n), _fmt_ratio(r, _floor(d, n)),
                      f"{ns[0]:+.1f} [{ns[1]:+.1f}, {ns[2]:+.1f}]" if ns else "-",
                      f"{a['Ir'] - b['Ir']:+.1f}" if a and b else "-",
                      f"{a['Bim'] - b['Bim']:+.2f}" if a and b else "-",
@@ -181,7 +191,10 @@ def plot(path: Path, data: dict[str, dict], cmp: str) -> None:
         d = data[label]
         for row, op in enumerate(OPS):
             ax = axes[row][col]
-            ax.axhspan(1 - d["floor"], 1 + d["floor"], color="0.88", label="noise floor")
+            fns = sorted(d["floor"])
+            ax.fill_between(fns, [1 - d["floor"][n] for n in fns],
+                            [1 + d["floor"][n] for n in fns], color="0.85",
+                            label="noise floor")
             ax.axhline(1.0, color="0.5", linewidth=0.8)
             for k, (v, rs) in enumerate(d["ratios"].items()):
                 pts = sorted((n, r) for (o, order, n), r in rs.items()
@@ -236,8 +249,8 @@ def write_all(out: Path, name: str, env: dict, data: dict[str, dict],
     """Write NAME.md, NAME.csv and NAME-CMP.png; return the markdown."""
     analyse(data, baseline_of)
     md = [f"# rbtree API benchmark: {name}", ""] + header(env) + [""]
-    md += ["Noise floor per build: " + ", ".join(
-        f"{lb} +-{100 * d['floor']:.1f} %" for lb, d in data.items()), ""]
+    md += ["Noise floor per build and N (identical code timed against itself): "
+           + "; ".join(f"{lb} {_floors_text(d)}" for lb, d in data.items()), ""]
     for label, d in data.items():
         md += build_section(label, d)
     md += sizes_section(data)
@@ -277,7 +290,8 @@ def readme(out: Path, name: str, profile: str, count_n: int) -> str:
     sizes = sorted({int(r["n"]) for r in rows})
     cnt = {(r["profile"], r["cmp"], r["variant"], r["op"], r["order"], int(r["n"])): r
            for r in rows}
-    floors = {f"{r['profile']}/{r['cmp']}": float(r["noise_floor"]) for r in rows}
+    floors = {(f"{r['profile']}/{r['cmp']}", int(r["n"])): float(r["noise_floor"])
+              for r in rows}
     cells = {lb: load_cells(out / f"{name}-{lb.replace('/', '-')}-cells.txt")
              for lb in labels}
     md = []
@@ -308,7 +322,7 @@ def readme(out: Path, name: str, profile: str, count_n: int) -> str:
                    f"{float(a['Ir_per_op']) - float(b['Ir_per_op']):+.0f}"
                    if a and b and a["Ir_per_op"] else "-"]
             for n in sizes:
-                row.append(_fmt_ratio(rs.get((op, "random", n)), floors[lb]))
+                row.append(_fmt_ratio(rs.get((op, "random", n)), floors[(lb, n)]))
             body.append(row)
     md += ["Out-of-line penalty, `ovs_ool` / `ovs_inline`: extra instructions per "
            f"operation (N = {count_n}) and time ratio [95 % interval], random keys; "
@@ -326,12 +340,16 @@ def readme(out: Path, name: str, profile: str, count_n: int) -> str:
                 row = [lb, f"`{v}`", op,
                        f"{float(a['Ir_per_op']) / float(b['Ir_per_op']):.2f}"
                        if a and b and a["Ir_per_op"] else "-"]
-                row += [_fmt_ratio(rs.get((op, "random", n)), floors[lb]) for n in sizes]
+                row += [_fmt_ratio(rs.get((op, "random", n)), floors[(lb, n)])
+                        for n in sizes]
                 body.append(row)
     md += ["Generic APIs against the open-coded loop with the same comparison form "
            "(`open_bf` for branch-free, `open` for if-chain): instruction ratio "
            f"(N = {count_n}) and time ratio [95 %], random keys:", "",
            _md(["build", "variant", "op", "Ir ratio", *(f"N={n}" for n in sizes)], body)]
-    md += ["Noise floor (largest |ratio - 1| of identical code against itself): "
-           + ", ".join(f"{lb} +-{100 * f:.1f} %" for lb, f in floors.items()), ""]
+    md += ["Noise floor (largest |ratio - 1| of identical code timed against itself), "
+           "per build and N: " + "; ".join(
+               f"{lb} " + ", ".join(f"N={n} +-{100 * floors[(lb, n)]:.0f} %"
+                                    for n in sizes if (lb, n) in floors)
+               for lb in labels), ""]
     return "\n".join(md)

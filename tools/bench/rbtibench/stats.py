@@ -92,13 +92,17 @@ def ratios(cells: list[Cell], variant: str, baseline: str
 
 
 def noise_floor(cells: list[Cell], pairs: Iterable[tuple[str, str, str]]
-                ) -> tuple[float, list[tuple[str, str, str, str, int, Ratio]]]:
-    """The largest distance from 1 of the median ratio of code measured
-    against identical code, and every such cell: (a, b, op, order, n, ratio)."""
-    floor, seen = 0.0, []
+                ) -> tuple[dict[int, float], list[tuple[str, str, str, str, int, Ratio]]]:
+    """Per tree size, the largest distance from 1 of the median ratio of
+    code timed against identical code; and every such cell:
+    (a, b, op, order, n, ratio).  Per size because what moves identical
+    code apart -- its placement, what ran before it -- weighs most when
+    everything is in the L1 cache and least when misses dominate."""
+    floor: dict[int, float] = {}
+    seen = []
     for a, b, op in pairs:
         for (cop, order, n), r in ratios(cells, a, b).items():
             if cop == op:
                 seen.append((a, b, op, order, n, r))
-                floor = max(floor, abs(r.ratio - 1))
+                floor[n] = max(floor.get(n, 0.0), abs(r.ratio - 1))
     return floor, seen
