@@ -162,3 +162,27 @@ def test_debian61_profile(v2: str, srso: str, vendor: str, family: int,
                           profile: str) -> None:
     vulns = {"spectre_v2": v2, "spec_rstack_overflow": srso}
     assert machine.debian61_profile(vulns, vendor, family)[0] == profile
+
+
+def test_check_rejects_a_guest_whose_digest_differs(tmp_path) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parent.parent / "bench.py"
+    variants = ["open", "open_bf", "mainline", "ovs_inline", "ovs_ool", "santos",
+                "santos_lc", "santos_dup"]
+    lines = ["rbtree-bench 1", *(f"variant {v}" for v in variants),
+             *(cell(v, 0, 1) for v in variants), "end"]
+    host, guest = tmp_path / "host-raw.txt", tmp_path / "guest-raw.txt"
+    host.write_text("\n".join(lines) + "\n")
+    guest.write_text("\n".join(lines).replace(" abc", " abd") + "\n")
+
+    def check(*paths: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(bench), "check", *map(str, paths)],
+                              capture_output=True, text=True)
+
+    assert check(host, host).returncode == 0
+    bad = check(host, guest)
+    assert bad.returncode == 1
+    assert "not ok guest-raw.txt digests equal host-raw.txt's" in bad.stdout
