@@ -1,18 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What a benchmark ran on, and how big each variant's code is."""
+"""What a benchmark ran on, and which mitigations its kernel would use."""
 from __future__ import annotations
 
 import os
 import platform
-import re
-import subprocess
 from pathlib import Path
 
-# Per variant and operation, the noinline function of kmod/bench/bench_core.c.
-SIZED_OPS = ("insert", "find", "greater")
-# The shared out-of-line functions the ovs_ool variant calls.
-OOL_FUNCTIONS = {"insert": "rb_insert_allow_dup", "find": "rb_search",
-                 "greater": "rb_greater"}
 
 
 def cpu_model(cpuinfo: str = "/proc/cpuinfo") -> str:
@@ -97,42 +90,3 @@ def debian61_profile(vulns: dict[str, str], vendor: str, family: int | None
     if rethunk:
         return "rethunk", why + ": a return thunk; indirect branches not retpolined"
     return "none", why + ": no thunks"
-
-
-def text_sizes(obj: Path, variants: list[str]) -> dict[tuple[str, str], int]:
-    """Size in bytes of each variant's insert, find and greater function.
-
-    Read with ``nm --print-size`` from a binary or module; GCC may have
-    renamed a function into a clone (``.isra.0``, ``.constprop.0``): the
-    clone counts.  The out-of-line Overstreet functions are listed under the
-    pseudo-variant ``ovs_ool_lib`` when present in @obj.
-    """
-    out = subprocess.run(["nm", "--print-size", "--radix=d", str(obj)],
-                         check=True, capture_output=True, text=True).stdout
-    sizes: dict[str, int] = {}
-    for line in out.splitlines():
-        fields = line.split()
-        if len(fields) == 4 and fields[2] in "tT":
-            name = re.sub(r"\..*$", "", fields[3])
-            sizes[name] = sizes.get(name, 0) + int(fields[1])
-    found = {}
-    for variant in variants:
-        for op in SIZED_OPS:
-            size = sizes.get(f"bench_{variant}_{op}")
-            if size is not None:
-                found[(variant, op)] = size
-    for op, name in OOL_FUNCTIONS.items():
-        if name in sizes:
-            found[("ovs_ool_lib", op)] = sizes[name]
-    return found
-
-
-def kbuild_flags(cmd_file: Path) -> str:
-    """Code-generation flags (-O, -f, -m) from a kbuild .o.cmd file."""
-    try:
-        text = cmd_file.read_text()
-    except OSError:
-        return "unknown"
-    first = text.split("\n", 1)[0]
-    flags = [w for w in first.split() if re.match(r"-(O\w*|f[\w=-]+|m[\w=-]+)$", w)]
-    return " ".join(dict.fromkeys(flags))
