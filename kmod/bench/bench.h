@@ -19,13 +19,32 @@
  * clocksource under QEMU's TCG is jiffies), for VARIANT on a tree of N
  * nodes built in ORDER (random or sequential), repetition REP (from 0; the
  * warm-up is not printed).  CHECK is a hexadecimal digest of the results of the same
- * operations, equal for every variant when they agree.
+ * operations, equal for every variant when they agree, and independent of
+ * the number of passes (see bench_cycle()), so equal across runs with the
+ * same sizes and seed.  Meta keys include "profile", the mitigation
+ * profile the userspace build was compiled for ("kernel" in the module).
  */
 #ifndef _RBTREE_BENCH_H
 #define _RBTREE_BENCH_H
 
 #include <linux/compiler.h>
 #include <linux/types.h>
+
+/*
+ * Every benchmark entry point: never inlined, cloned, folded with an
+ * identical function or analysed by its callers (GCC's noipa; noinline
+ * alone still lets GCC make .isra/.constprop clones and fold bodies).
+ */
+#ifndef BENCH_ENTRY
+#if defined(__has_attribute)
+#if __has_attribute(__noipa__)
+#define BENCH_ENTRY	__attribute__((__noipa__))
+#endif
+#endif
+#endif
+#ifndef BENCH_ENTRY
+#define BENCH_ENTRY	noinline
+#endif
 
 #define BENCH_FORMAT_VERSION	1
 #define BENCH_MAX_SIZES		8
@@ -51,6 +70,16 @@ struct bench_config {
 	const char *clock;
 };
 
+enum bench_op {
+	BENCH_INSERT,
+	BENCH_FIND_HIT,
+	BENCH_FIND_MISS,
+	BENCH_GREATER,
+	BENCH_WALK,
+	BENCH_ERASE,
+	BENCH_NR_OPS
+};
+
 /* Where results go; defined by the environment. */
 struct bench_out;
 
@@ -60,6 +89,32 @@ void *bench_alloc(size_t size);
 void bench_free(void *p);
 void bench_yield(void);
 __printf(2, 3) void bench_emit(struct bench_out *out, const char *fmt, ...);
+/*
+ * Around each timed operation: the userspace build under valgrind
+ * (rbtree-bench -c) counts instructions, branches and cache misses between
+ * the two; @record is false for the warm-up and for passes after the
+ * first.  No-ops in the kernel.
+ */
+void bench_mark_begin(void);
+void bench_mark_end(const char *variant, const char *op, const char *order,
+		    unsigned long n, bool record);
+
+#ifdef BENCH_BSD_TREE
+/*
+ * The BSD <sys/tree.h> variant (bench_bsd.c, userspace only): @n nodes of
+ * its own, whose keys bench_bsd_set_keys() reads at @keys, @stride bytes
+ * apart, in insertion order; bench_bsd_run() runs @op over all of them
+ * (@lookup and @erase as in struct bench_set; for BENCH_WALK they may be
+ * NULL) and returns its digest.
+ */
+struct bench_bsd_set;
+struct bench_bsd_set *bench_bsd_new(unsigned long n);
+void bench_bsd_set_keys(struct bench_bsd_set *s, const u64 *keys,
+			size_t stride);
+void bench_bsd_free(struct bench_bsd_set *s);
+u64 bench_bsd_run(struct bench_bsd_set *s, enum bench_op op,
+		  const u64 *lookup, const u32 *erase);
+#endif
 
 /* Provided by bench_core.c. */
 size_t bench_output_size(const struct bench_config *cfg);

@@ -3,7 +3,12 @@
  * What does a generic rbtree API cost?  The same operations on the same
  * nodes and keys, through each API:
  *
- *	open		open-coded loops, as elv_rb_add() and elv_rb_find()
+ *	open		open-coded loops, as elv_rb_add() and elv_rb_find():
+ *			branchy, an if on every key comparison
+ *	open_bf		the same loops written branch-free (a conditional
+ *			choice of child, which GCC compiles to cmov), the
+ *			baseline for generic loops over a branch-free
+ *			comparison function
  *	mainline	6.1's rb_add() and rb_find() (no "greater" helper)
  *	ovs_inline	Overstreet's _rb_insert_allow_dup(), _rb_search(),
  *			_rb_greater()
@@ -14,10 +19,16 @@
  *	santos_lc	the same plus RB_HAS_LEFTMOST and RB_HAS_COUNT
  *	santos_dup	RB_DEFINE_INTERFACE() without flags: equal keys allowed,
  *			as in the elevator, so find means find-first
+ *	bsd		(userspace only) BSD <sys/tree.h> RB_GENERATE, from
+ *			libbsd: the established generic-macro rbtree, on
+ *			its own nodes (bench_bsd.c)
  *
- * Every operation of every variant is a noinline function of its own, as
- * elv_rb_add() is, so that its code size can be read with nm and every
- * variant pays the same call.  Operations an API does not have (erase, and
+ * Every operation of every variant is a function of its own, as
+ * elv_rb_add() is, marked BENCH_ENTRY (noipa): not inlined, not cloned
+ * (.isra/.constprop), not folded with an identical one, and its callers
+ * assume nothing about it, so that every variant pays the same call and its
+ * code size can be read with nm.  kmod/bench/check-entries fails the build
+ * if GCC cloned or folded one anyway.  Operations an API does not have (erase, and
  * walk except for Santos) use the plain rb_erase() and rb_first()/rb_next()
  * functions, which makes those cells of identical code a measure of noise.
  *
@@ -61,6 +72,11 @@ static __always_inline u64 bench_hash(u64 h, u64 key)
 	return (h ^ key) * 0x100000001b3ULL;
 }
 
+/* Mitigation profile of the build: set by the userspace Makefile. */
+#ifndef BENCH_PROFILE
+#define BENCH_PROFILE	"kernel"
+#endif
+
 #ifdef BENCH_BRANCHY_CMP
 #define BENCH_CMP_NAME	"branchy"
 #else
@@ -89,8 +105,8 @@ static __always_inline int bench_cmp_keys(u64 a, u64 b)
 
 /* --- open: the classic open-coded loops of block/elevator.c --- */
 
-static noinline void bench_open_insert(struct bench_tree *t,
-				       struct bench_obj *obj)
+static BENCH_ENTRY void bench_open_insert(struct bench_tree *t,
+					  struct bench_obj *obj)
 {
 	struct rb_node **p = &t->root.rb_node;
 	struct rb_node *parent = NULL;
@@ -107,8 +123,8 @@ static noinline void bench_open_insert(struct bench_tree *t,
 	rb_insert_color(&obj->node, &t->root);
 }
 
-static noinline struct bench_obj *bench_open_find(struct bench_tree *t,
-						  u64 key)
+static BENCH_ENTRY struct bench_obj *bench_open_find(struct bench_tree *t,
+						     u64 key)
 {
 	struct rb_node *n = t->root.rb_node;
 	struct bench_obj *obj;
@@ -126,8 +142,8 @@ static noinline struct bench_obj *bench_open_find(struct bench_tree *t,
 	return NULL;
 }
 
-static noinline struct bench_obj *bench_open_greater(struct bench_tree *t,
-						     u64 key)
+static BENCH_ENTRY struct bench_obj *bench_open_greater(struct bench_tree *t,
+							u64 key)
 {
 	struct rb_node *n = t->root.rb_node, *greater = NULL;
 
@@ -143,14 +159,79 @@ static noinline struct bench_obj *bench_open_greater(struct bench_tree *t,
 	return rb_entry_safe(greater, struct bench_obj, node);
 }
 
+/*
+ * --- open_bf: the same loops, branch-free in the choice of child ---
+ *
+ * GCC compiles "less ? &n->rb_left : &n->rb_right" to a branch here, so the
+ * child is indexed by the comparison instead: rb_left follows rb_right in
+ * struct rb_node (checked at build time).  Find still branches on equality,
+ * as rb_find() does; greater keeps its candidate with a mask.
+ */
+static __always_inline struct rb_node **bench_child(struct rb_node *n, bool left)
+{
+	BUILD_BUG_ON(offsetof(struct rb_node, rb_left) !=
+		     offsetof(struct rb_node, rb_right) + sizeof(n->rb_right));
+	return (struct rb_node **)((char *)&n->rb_right +
+				   left * sizeof(n->rb_right));
+}
+
+static BENCH_ENTRY void bench_open_bf_insert(struct bench_tree *t,
+					     struct bench_obj *obj)
+{
+	struct rb_node **p = &t->root.rb_node;
+	struct rb_node *parent = NULL;
+
+	while (*p) {
+		parent = *p;
+		p = bench_child(parent, obj->key < bench_obj_of(parent)->key);
+	}
+
+	rb_link_node(&obj->node, parent, p);
+	rb_insert_color(&obj->node, &t->root);
+}
+
+static BENCH_ENTRY struct bench_obj *bench_open_bf_find(struct bench_tree *t,
+							u64 key)
+{
+	struct rb_node *n = t->root.rb_node;
+	struct bench_obj *obj;
+
+	while (n) {
+		obj = bench_obj_of(n);
+		if (key == obj->key)
+			return obj;
+		n = *bench_child(n, key < obj->key);
+	}
+
+	return NULL;
+}
+
+static BENCH_ENTRY struct bench_obj *bench_open_bf_greater(struct bench_tree *t,
+							   u64 key)
+{
+	struct rb_node *n = t->root.rb_node, *greater = NULL;
+	unsigned long mask;
+	bool left;
+
+	while (n) {
+		left = key < bench_obj_of(n)->key;
+		mask = -(unsigned long)left;
+		greater = (struct rb_node *)(((unsigned long)n & mask) |
+					     ((unsigned long)greater & ~mask));
+		n = *bench_child(n, left);
+	}
+
+	return rb_entry_safe(greater, struct bench_obj, node);
+}
+
 /* Shared by every variant whose API has no erase or walk of its own. */
-static noinline void bench_plain_erase(struct bench_tree *t,
-				       struct bench_obj *obj)
+static BENCH_ENTRY void bench_plain_erase(struct bench_tree *t,
+					  struct bench_obj *obj)
 {
 	rb_erase(&obj->node, &t->root);
 }
 
-static noinline u64 bench_plain_walk(struct bench_tree *t)
+static BENCH_ENTRY u64 bench_plain_walk(struct bench_tree *t)
 {
 	struct rb_node *n;
 	u64 h = 0;
@@ -174,14 +255,14 @@ static __always_inline int bench_mainline_cmp(const void *key,
 	return bench_cmp_keys(*(const u64 *)key, bench_obj_of(n)->key);
 }
 
-static noinline void bench_mainline_insert(struct bench_tree *t,
-					   struct bench_obj *obj)
+static BENCH_ENTRY void bench_mainline_insert(struct bench_tree *t,
+					      struct bench_obj *obj)
 {
 	rb_add(&obj->node, &t->root, bench_mainline_less);
 }
 
-static noinline struct bench_obj *bench_mainline_find(struct bench_tree *t,
-						      u64 key)
+static BENCH_ENTRY struct bench_obj *bench_mainline_find(struct bench_tree *t,
+							 u64 key)
 {
 	return rb_entry_safe(rb_find(&key, &t->root, bench_mainline_cmp),
 			     struct bench_obj, node);
@@ -194,14 +275,14 @@ static int bench_ovs_cmp(struct rb_node *l, struct rb_node *r)
 	return bench_cmp_keys(bench_obj_of(l)->key, bench_obj_of(r)->key);
 }
 
-static noinline void bench_ovs_inline_insert(struct bench_tree *t,
-					     struct bench_obj *obj)
+static BENCH_ENTRY void bench_ovs_inline_insert(struct bench_tree *t,
+						struct bench_obj *obj)
 {
 	_rb_insert_allow_dup(&t->root, &obj->node, bench_ovs_cmp);
 }
 
-static noinline struct bench_obj *bench_ovs_inline_find(struct bench_tree *t,
-							u64 key)
+static BENCH_ENTRY struct bench_obj *bench_ovs_inline_find(struct bench_tree *t,
+							   u64 key)
 {
 	struct bench_obj search = { .key = key };
 
@@ -210,7 +291,7 @@ static noinline struct bench_obj *bench_ovs_inline_find(struct bench_tree *t,
 				    struct bench_obj, node);
 }
 
-static noinline struct bench_obj *
+static BENCH_ENTRY struct bench_obj *
 bench_ovs_inline_greater(struct bench_tree *t, u64 key)
 {
 	struct bench_obj search = { .key = key };
@@ -220,14 +301,14 @@ bench_ovs_inline_greater(struct bench_tree *t, u64 key)
 				    struct bench_obj, node);
 }
 
-static noinline void bench_ovs_ool_insert(struct bench_tree *t,
-					  struct bench_obj *obj)
+static BENCH_ENTRY void bench_ovs_ool_insert(struct bench_tree *t,
+					     struct bench_obj *obj)
 {
 	rb_insert_allow_dup(&t->root, &obj->node, bench_ovs_cmp);
 }
 
-static noinline struct bench_obj *bench_ovs_ool_find(struct bench_tree *t,
-						     u64 key)
+static BENCH_ENTRY struct bench_obj *bench_ovs_ool_find(struct bench_tree *t,
+							u64 key)
 {
 	struct bench_obj search = { .key = key };
 
@@ -236,8 +317,8 @@ static noinline struct bench_obj *bench_ovs_ool_find(struct bench_tree *t,
 				    struct bench_obj, node);
 }
 
-static noinline struct bench_obj *bench_ovs_ool_greater(struct bench_tree *t,
-							u64 key)
+static BENCH_ENTRY struct bench_obj *bench_ovs_ool_greater(struct bench_tree *t,
+							   u64 key)
 {
 	struct bench_obj search = { .key = key };
 
@@ -246,7 +327,7 @@ static noinline struct bench_obj *bench_ovs_ool_greater(struct bench_tree *t,
 				    struct bench_obj, node);
 }
 
-static noinline u64 bench_ovs_walk(struct bench_tree *t)
+static BENCH_ENTRY u64 bench_ovs_walk(struct bench_tree *t)
 {
 	struct bench_obj *obj;
 	u64 h = 0;
@@ -288,33 +369,33 @@ static __always_inline void bench_santos_visit(struct bench_obj *obj,
 	*h = bench_hash(*h, obj->key);
 }
 
-/* The five operations of one Santos interface, as noinline functions. */
+/* The five operations of one Santos interface, as BENCH_ENTRY functions. */
 #define BENCH_SANTOS_OPS(name, prefix)					\
-static noinline void bench_##name##_insert(struct bench_tree *t,	\
-					   struct bench_obj *obj)	\
+static BENCH_ENTRY void bench_##name##_insert(struct bench_tree *t,	\
+					      struct bench_obj *obj)	\
 {									\
 	prefix##_insert(t, obj);					\
 }									\
 									\
-static noinline struct bench_obj *bench_##name##_find(struct bench_tree *t, \
-						      u64 key)		\
+static BENCH_ENTRY struct bench_obj *bench_##name##_find(struct bench_tree *t, \
+							 u64 key)	\
 {									\
 	return prefix##_find(t, &key);					\
 }									\
 									\
-static noinline struct bench_obj *					\
+static BENCH_ENTRY struct bench_obj *					\
 bench_##name##_greater(struct bench_tree *t, u64 key)			\
 {									\
 	return prefix##_find_near(t, NULL, &key);			\
 }									\
 									\
-static noinline void bench_##name##_erase(struct bench_tree *t,	\
-					  struct bench_obj *obj)	\
+static BENCH_ENTRY void bench_##name##_erase(struct bench_tree *t,	\
+					     struct bench_obj *obj)	\
 {									\
 	prefix##_remove(t, obj);					\
 }									\
 									\
-static noinline u64 bench_##name##_walk(struct bench_tree *t)		\
+static BENCH_ENTRY u64 bench_##name##_walk(struct bench_tree *t)		\
 {									\
 	u64 h = 0;							\
 									\
@@ -327,16 +408,6 @@ BENCH_SANTOS_OPS(santos_lc, bench_slc)
 BENCH_SANTOS_OPS(santos_dup, bench_sdup)
 
 /* --- the timed loops --- */
-
-enum bench_op {
-	BENCH_INSERT,
-	BENCH_FIND_HIT,
-	BENCH_FIND_MISS,
-	BENCH_GREATER,
-	BENCH_WALK,
-	BENCH_ERASE,
-	BENCH_NR_OPS
-};
 
 static const char *const bench_op_names[BENCH_NR_OPS] = {
 	[BENCH_INSERT]		= "insert",
@@ -355,16 +426,26 @@ static const char *const bench_op_names[BENCH_NR_OPS] = {
  * @keys: keys looked up, one per node in lookup order; @keys[i] - 1 is
  *	absent, and its successor is @keys[i]
  * @erase: indices into @objs, in the same lookup order
+ * @inv: scratch, the index into @objs of each key rank
  * @n: number of nodes
  * @order: "random" or "sequential"
+ * @random: the keys are in random order, drawn anew for every pass
+ * @seed: seed of the random orders
+ * @bsd: the BSD variant's own nodes and tree (bench_bsd.c), same keys
  */
 struct bench_set {
 	struct bench_tree tree;
 	struct bench_obj *objs;
 	u64 *keys;
 	u32 *erase;
+	u32 *inv;
 	unsigned long n;
 	const char *order;
+	bool random;
+	u64 seed;
+#ifdef BENCH_BSD_TREE
+	struct bench_bsd_set *bsd;
+#endif
 };
 
 /*
@@ -423,14 +504,16 @@ bench_loop(struct bench_set *s, enum bench_op op,
 }
 
 #define BENCH_VARIANT(name, insert, find, greater, erase, walk)	\
-static noinline u64 bench_##name##_loop(struct bench_set *s,		\
-					enum bench_op op)		\
+static BENCH_ENTRY u64 bench_##name##_loop(struct bench_set *s,		\
+					   enum bench_op op)		\
 {									\
 	return bench_loop(s, op, insert, find, greater, erase, walk);	\
 }
 
 BENCH_VARIANT(open, bench_open_insert, bench_open_find, bench_open_greater,
 	      bench_plain_erase, bench_plain_walk)
+BENCH_VARIANT(open_bf, bench_open_bf_insert, bench_open_bf_find,
+	      bench_open_bf_greater, bench_plain_erase, bench_plain_walk)
 BENCH_VARIANT(mainline, bench_mainline_insert, bench_mainline_find, NULL,
 	      bench_plain_erase, bench_plain_walk)
 BENCH_VARIANT(ovs_inline, bench_ovs_inline_insert, bench_ovs_inline_find,
@@ -446,28 +529,41 @@ BENCH_VARIANT(santos_dup, bench_santos_dup_insert, bench_santos_dup_find,
 	      bench_santos_dup_greater, bench_santos_dup_erase,
 	      bench_santos_dup_walk)
 
+#ifdef BENCH_BSD_TREE
+static BENCH_ENTRY u64 bench_bsd_loop(struct bench_set *s, enum bench_op op)
+{
+	return bench_bsd_run(s->bsd, op, s->keys, s->erase);
+}
+#endif
+
 /**
  * struct bench_variant - one API under test
  * @name: name in the output
  * @loop: runs one operation over a whole set
  * @has_greater: the API has a "first node after a key" search
  * @has_caches: the variant keeps @leftmost and @count of struct bench_tree
+ * @is_bsd: the variant works on the BSD nodes of struct bench_set
  */
 struct bench_variant {
 	const char *name;
 	u64 (*loop)(struct bench_set *s, enum bench_op op);
 	bool has_greater;
 	bool has_caches;
+	bool is_bsd;
 };
 
 static const struct bench_variant bench_variants[] = {
-	{ "open",	bench_open_loop,	true,	false },
-	{ "mainline",	bench_mainline_loop,	false,	false },
-	{ "ovs_inline",	bench_ovs_inline_loop,	true,	false },
-	{ "ovs_ool",	bench_ovs_ool_loop,	true,	false },
-	{ "santos",	bench_santos_loop,	true,	false },
-	{ "santos_lc",	bench_santos_lc_loop,	true,	true },
-	{ "santos_dup",	bench_santos_dup_loop,	true,	false },
+	{ "open",	bench_open_loop,	true,	false,	false },
+	{ "open_bf",	bench_open_bf_loop,	true,	false,	false },
+	{ "mainline",	bench_mainline_loop,	false,	false,	false },
+	{ "ovs_inline",	bench_ovs_inline_loop,	true,	false,	false },
+	{ "ovs_ool",	bench_ovs_ool_loop,	true,	false,	false },
+	{ "santos",	bench_santos_loop,	true,	false,	false },
+	{ "santos_lc",	bench_santos_lc_loop,	true,	true,	false },
+	{ "santos_dup",	bench_santos_dup_loop,	true,	false,	false },
+#ifdef BENCH_BSD_TREE
+	{ "bsd",	bench_bsd_loop,		true,	false,	true },
+#endif
 };
 
 #define BENCH_NR_VARIANTS	ARRAY_SIZE(bench_variants)
@@ -485,6 +581,10 @@ static u64 bench_digest(const struct bench_set *s,
 	struct rb_node *n;
 	u64 h = 0;
 
+#ifdef BENCH_BSD_TREE
+	if (v->is_bsd)
+		return bench_bsd_run(s->bsd, BENCH_WALK, NULL, NULL);
+#endif
 	for (n = rb_first(&t->root); n; n = rb_next(n)) {
 		h = bench_hash(h, bench_obj_of(n)->key);
 		count++;
@@ -525,71 +625,123 @@ static void bench_permute(u32 *perm, unsigned long n, u64 *state)
 
 static void bench_set_free(struct bench_set *s)
 {
+#ifdef BENCH_BSD_TREE
+	bench_bsd_free(s->bsd);
+#endif
 	bench_free(s->objs);
 	bench_free(s->keys);
 	bench_free(s->erase);
+	bench_free(s->inv);
+}
+
+/*
+ * Give the nodes their keys (insertion order) and choose the lookup and
+ * erase order, from @state, or ascending if @state is NULL.
+ */
+static void bench_set_keys(struct bench_set *s, u64 *state)
+{
+	unsigned long i, n = s->n;
+
+	/* Insertion order: objs[i] gets the key of rank perm[i]. */
+	bench_permute(s->erase, n, state);
+	for (i = 0; i < n; i++) {
+		s->objs[i].key = 2 * ((u64)s->erase[i] + 1);
+		s->inv[s->erase[i]] = i;
+	}
+	/* Lookup and erase order: an independent permutation of the ranks. */
+	bench_permute(s->erase, n, state);
+	for (i = 0; i < n; i++) {
+		s->keys[i] = 2 * ((u64)s->erase[i] + 1);
+		s->erase[i] = s->inv[s->erase[i]];
+	}
+#ifdef BENCH_BSD_TREE
+	bench_bsd_set_keys(s->bsd, &s->objs[0].key, sizeof(*s->objs));
+#endif
+}
+
+/*
+ * The keys of pass @pass of repetition @rep.  For a random set a new random
+ * order every pass, the same for every variant: repeated from pass to pass,
+ * the same sequence of a thousand branches is partly learnt by the branch
+ * predictor, and by how much depends on what ran in between -- identical
+ * code then differed by up to 40 % between variants at N = 1000.
+ */
+static void bench_set_pass(struct bench_set *s, unsigned int rep,
+			   unsigned long pass)
+{
+	u64 state;
+
+	if (!s->random)
+		return;
+	state = (s->seed ^ s->n ^ ((u64)rep << 40) ^ ((u64)pass << 20)) *
+		0x9e3779b97f4a7c15ULL | 1;
+	bench_set_keys(s, &state);
 }
 
 /* Nodes and key orders for @n nodes; @random or ascending keys. */
 static int bench_set_init(struct bench_set *s, unsigned long n, bool random,
 			  u64 seed)
 {
-	u64 state = (seed ^ n) * 0x9e3779b97f4a7c15ULL | 1;
-	u64 *rng = random ? &state : NULL;
-	unsigned long i;
-	u32 *inv;
-
-	*s = (struct bench_set){ .n = n,
+	*s = (struct bench_set){ .n = n, .random = random, .seed = seed,
 				 .order = random ? "random" : "sequential" };
 	s->objs = bench_alloc(n * sizeof(*s->objs));
 	s->keys = bench_alloc(n * sizeof(*s->keys));
 	s->erase = bench_alloc(n * sizeof(*s->erase));
-	inv = bench_alloc(n * sizeof(*inv));
-	if (!s->objs || !s->keys || !s->erase || !inv) {
-		bench_free(inv);
+	s->inv = bench_alloc(n * sizeof(*s->inv));
+#ifdef BENCH_BSD_TREE
+	s->bsd = bench_bsd_new(n);
+	if (!s->bsd) {
 		bench_set_free(s);
 		return -ENOMEM;
 	}
-
-	/* Insertion order: objs[i] gets the key of rank perm[i]. */
-	bench_permute(s->erase, n, rng);
-	for (i = 0; i < n; i++) {
-		s->objs[i].key = 2 * ((u64)s->erase[i] + 1);
-		inv[s->erase[i]] = i;
+#endif
+	if (!s->objs || !s->keys || !s->erase || !s->inv) {
+		bench_set_free(s);
+		return -ENOMEM;
 	}
-	/* Lookup and erase order: an independent permutation of the ranks. */
-	bench_permute(s->erase, n, rng);
-	for (i = 0; i < n; i++) {
-		s->keys[i] = 2 * ((u64)s->erase[i] + 1);
-		s->erase[i] = inv[s->erase[i]];
-	}
-
-	bench_free(inv);
+	bench_set_pass(s, 0, 0);
+	if (!random)
+		bench_set_keys(s, NULL);
 	return 0;
 }
 
 /*
  * One repetition of variant @v on @s: @passes times build the tree, run
- * every search and the walk, and tear it down; add up the time and the
- * digest of each operation.
+ * every search and the walk, and tear it down; add up the time of each
+ * operation.  Its digest is that of one pass: every pass must give the same
+ * results, and a pass that does not sets the digest to BENCH_BAD_DIGEST, so
+ * that digests do not depend on the number of passes and runs with
+ * different ones (host and guest) can be compared.  Repetition @rep 0 is
+ * the warm-up, which the environment does not record (bench_mark_end()).
  */
+#define BENCH_BAD_DIGEST	0xbadULL
+
 static void bench_cycle(struct bench_set *s, const struct bench_variant *v,
-			unsigned long passes, u64 *elapsed, u64 *check)
+			unsigned long passes, u64 *elapsed, u64 *check,
+			unsigned int rep)
 {
+	bool record = rep;
 	unsigned long pass;
 	u64 t0, sum;
 	int op;
 
 	for (pass = 0; pass < passes; pass++) {
+		bench_set_pass(s, rep, pass);
 		for (op = 0; op < BENCH_NR_OPS; op++) {
 			if (op == BENCH_GREATER && !v->has_greater)
 				continue;
 			t0 = bench_now();
+			bench_mark_begin();
 			sum = v->loop(s, op);
+			bench_mark_end(v->name, bench_op_names[op], s->order,
+				       s->n, record && !pass);
 			elapsed[op] += bench_now() - t0;
 			if (op == BENCH_INSERT || op == BENCH_ERASE)
 				sum = bench_digest(s, v);
-			check[op] += sum;
+			if (!pass)
+				check[op] = sum;
+			else if (check[op] != sum)
+				check[op] = BENCH_BAD_DIGEST;
 			bench_yield();
 		}
 	}
@@ -628,7 +780,7 @@ static void bench_set_run(const struct bench_config *cfg,
 			v = &bench_variants[(k + rep) % BENCH_NR_VARIANTS];
 			memset(elapsed, 0, sizeof(elapsed));
 			memset(check, 0, sizeof(check));
-			bench_cycle(s, v, passes, elapsed, check);
+			bench_cycle(s, v, passes, elapsed, check, rep);
 			if (rep)
 				bench_emit_cells(out, s, v, rep - 1,
 						 passes * s->n, elapsed, check);
@@ -676,6 +828,7 @@ int bench_run(const struct bench_config *cfg, struct bench_out *out)
 	bench_emit(out, "meta compiler %s\n", BENCH_COMPILER);
 	bench_emit(out, "meta clock %s\n", cfg->clock);
 	bench_emit(out, "meta cmp %s\n", BENCH_CMP_NAME);
+	bench_emit(out, "meta profile %s\n", BENCH_PROFILE);
 	bench_emit(out, "meta reps %u\n", cfg->reps);
 	bench_emit(out, "meta min_ops %lu\n", cfg->min_ops);
 	bench_emit(out, "meta seed %llu\n", (unsigned long long)cfg->seed);

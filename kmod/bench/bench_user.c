@@ -3,10 +3,16 @@
  * rbtree-bench: bench_core.c on the host, over the kernel tree's userspace
  * rbtree (tools/lib/rbtree.c).  Prints the format described in bench.h.
  *
- * usage: rbtree-bench [-n SIZE[,SIZE...]] [-r REPS] [-m MIN_OPS] [-s SEED]
+ * usage: rbtree-bench [-c] [-n SIZE[,SIZE...]] [-r REPS] [-m MIN_OPS] [-s SEED]
  *
  * Times are the thread's CPU time.  Pin it to one CPU from outside
  * (taskset); tools/bench does.
+ *
+ * -c: counting mode, for a run under valgrind --tool=callgrind (the
+ * cachegrind simulator, with client requests to delimit each operation):
+ * the counters are zeroed before each timed operation and dumped after it
+ * as "cell VARIANT OP ORDER N", for the first pass of each recorded
+ * repetition.  Outside valgrind the requests are a few no-op instructions.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,7 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <valgrind/callgrind.h>
+
 #include "bench.h"
+
+static int counting;
 
 struct bench_out {
 	FILE *file;
@@ -48,6 +58,23 @@ void bench_yield(void)
 {
 }
 
+void bench_mark_begin(void)
+{
+	if (counting)
+		CALLGRIND_ZERO_STATS;
+}
+
+void bench_mark_end(const char *variant, const char *op, const char *order,
+		    unsigned long n, bool record)
+{
+	char what[128];
+
+	if (!counting || !record)
+		return;
+	snprintf(what, sizeof(what), "cell %s %s %s %lu", variant, op, order, n);
+	CALLGRIND_DUMP_STATS_AT(what);
+}
+
 void bench_emit(struct bench_out *out, const char *fmt, ...)
 {
 	va_list args;
@@ -60,7 +87,7 @@ void bench_emit(struct bench_out *out, const char *fmt, ...)
 static void die_usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-n SIZE[,SIZE...]] [-r REPS] [-m MIN_OPS] [-s SEED]\n",
+		"usage: %s [-c] [-n SIZE[,SIZE...]] [-r REPS] [-m MIN_OPS] [-s SEED]\n",
 		prog);
 	exit(2);
 }
@@ -94,8 +121,11 @@ int main(int argc, char **argv)
 	struct bench_out out = { .file = stdout };
 	int opt, ret;
 
-	while ((opt = getopt(argc, argv, "n:r:m:s:h")) != -1) {
+	while ((opt = getopt(argc, argv, "cn:r:m:s:h")) != -1) {
 		switch (opt) {
+		case 'c':
+			counting = 1;
+			break;
 		case 'n':
 			if (parse_sizes(&cfg, optarg))
 				die_usage(argv[0]);

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Collect and report the rbtree API benchmark (kmod/bench/).
 
-Modules: :mod:`results` (parse the benchmark's output, per-cell statistics,
-agreement of the variants), :mod:`report` (stdout table, CSV, markdown,
-plot), :mod:`machine` (what the numbers were measured on, and the .text
-size of each variant's functions).
+Modules: :mod:`results` (parse the benchmark's output, agreement of the
+variants), :mod:`stats` (paired ratios, bootstrap intervals, noise floor),
+:mod:`counts` (valgrind counts per operation), :mod:`code` (entry points,
+clones, identical code, .text sizes, from nm and objdump), :mod:`report`
+(markdown, CSV, plots, README tables), :mod:`machine` (what the numbers were
+measured on, and which mitigation profile a Debian 6.1 kernel would use).
 """

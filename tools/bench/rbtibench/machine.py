@@ -1,18 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What a benchmark ran on, and how big each variant's code is."""
+"""What a benchmark ran on, and which mitigations its kernel would use."""
 from __future__ import annotations
 
 import os
 import platform
-import re
-import subprocess
 from pathlib import Path
 
-# Per variant and operation, the noinline function of kmod/bench/bench_core.c.
-SIZED_OPS = ("insert", "find", "greater")
-# The shared out-of-line functions the ovs_ool variant calls.
-OOL_FUNCTIONS = {"insert": "rb_insert_allow_dup", "find": "rb_search",
-                 "greater": "rb_greater"}
 
 
 def cpu_model(cpuinfo: str = "/proc/cpuinfo") -> str:
@@ -37,40 +30,63 @@ def environment() -> dict[str, str]:
     }
 
 
-def text_sizes(obj: Path, variants: list[str]) -> dict[tuple[str, str], int]:
-    """Size in bytes of each variant's insert, find and greater function.
-
-    Read with ``nm --print-size`` from a binary or module; GCC may have
-    renamed a function into a clone (``.isra.0``, ``.constprop.0``): the
-    clone counts.  The out-of-line Overstreet functions are listed under the
-    pseudo-variant ``ovs_ool_lib`` when present in @obj.
-    """
-    out = subprocess.run(["nm", "--print-size", "--radix=d", str(obj)],
-                         check=True, capture_output=True, text=True).stdout
-    sizes: dict[str, int] = {}
-    for line in out.splitlines():
-        fields = line.split()
-        if len(fields) == 4 and fields[2] in "tT":
-            name = re.sub(r"\..*$", "", fields[3])
-            sizes[name] = sizes.get(name, 0) + int(fields[1])
-    found = {}
-    for variant in variants:
-        for op in SIZED_OPS:
-            size = sizes.get(f"bench_{variant}_{op}")
-            if size is not None:
-                found[(variant, op)] = size
-    for op, name in OOL_FUNCTIONS.items():
-        if name in sizes:
-            found[("ovs_ool_lib", op)] = sizes[name]
-    return found
+VULN_DIR = Path("/sys/devices/system/cpu/vulnerabilities")
+# Families the Debian 6.1 kernel's cpu_vuln_blacklist marks SRSO-affected
+# (arch/x86/kernel/cpu/common.c: AMD 0x17 and 0x19, Hygon 0x18).
+SRSO_FAMILIES = {0x17, 0x18, 0x19}
 
 
-def kbuild_flags(cmd_file: Path) -> str:
-    """Code-generation flags (-O, -f, -m) from a kbuild .o.cmd file."""
+def vulnerabilities(base: Path = VULN_DIR) -> dict[str, str]:
+    """The kernel's own report, /sys/devices/system/cpu/vulnerabilities/*."""
     try:
-        text = cmd_file.read_text()
+        return {p.name: p.read_text().strip() for p in sorted(base.iterdir())}
     except OSError:
-        return "unknown"
-    first = text.split("\n", 1)[0]
-    flags = [w for w in first.split() if re.match(r"-(O\w*|f[\w=-]+|m[\w=-]+)$", w)]
-    return " ".join(dict.fromkeys(flags))
+        return {}
+
+
+def cpu_family(cpuinfo: str = "/proc/cpuinfo") -> tuple[str, int | None]:
+    """(vendor, family) from /proc/cpuinfo."""
+    vendor, family = "", None
+    try:
+        for line in Path(cpuinfo).read_text().splitlines():
+            key, _, value = line.partition(":")
+            key, value = key.strip(), value.strip()
+            if key == "vendor_id" and not vendor:
+                vendor = value
+            elif key == "cpu family" and family is None:
+                family = int(value)
+    except (OSError, ValueError):
+        pass
+    return vendor, family
+
+
+def debian61_profile(vulns: dict[str, str], vendor: str, family: int | None
+                     ) -> tuple[str, str]:
+    """(profile, why): the benchmark profile whose thunks a Debian 6.1 kernel
+    (CONFIG_RETPOLINE, CONFIG_RETHUNK, CONFIG_CPU_SRSO, default command line)
+    would run on this CPU.
+
+    Indirect branches: from the running kernel's spectre_v2 line, which 6.1
+    picks the same way when the CPU offers no (automatic) enhanced IBRS
+    that 6.1 knows of.  Returns: 6.1 applies SRSO safe RET only on the
+    families it lists as affected, whatever a newer kernel reports.
+    """
+    v2 = vulns.get("spectre_v2", "")
+    srso = vulns.get("spec_rstack_overflow", "")
+    retbleed = vulns.get("retbleed", "")
+    indirect = "Retpolines" in v2 or "retpoline" in v2.lower()
+    amd = vendor in ("AuthenticAMD", "HygonGenuine")
+    srso_6_1 = amd and family in SRSO_FAMILIES
+    rethunk = srso_6_1 or "untrained return thunk" in retbleed
+    why = (f"spectre_v2 here: '{v2 or 'unknown'}'; spec_rstack_overflow here: "
+           f"'{srso or 'unknown'}'; CPU {vendor} family {family:#x}"
+           if family is not None else f"spectre_v2 here: '{v2 or 'unknown'}'")
+    if indirect and rethunk:
+        return "rethunk", why + ": 6.1 uses retpolines and a return thunk (safe RET)"
+    if indirect:
+        extra = (" (6.1 lists SRSO only for families 0x17-0x19, so no return thunk)"
+                 if amd and not srso_6_1 else "")
+        return "retpoline", why + ": 6.1 uses retpolines, plain returns" + extra
+    if rethunk:
+        return "rethunk", why + ": a return thunk; indirect branches not retpolined"
+    return "none", why + ": no thunks"

@@ -21,6 +21,8 @@ OPS = ("insert", "find_hit", "find_miss", "greater", "walk", "erase")
 ORDERS = ("random", "sequential")
 # Operations whose digest is known whatever the tree: nothing found, nothing left.
 KNOWN_DIGESTS = {"find_miss": "0", "erase": "0"}
+# What bench_cycle() reports when the passes of a repetition disagree.
+BAD_DIGEST = "bad"
 
 
 class BenchFormatError(ValueError):
@@ -178,6 +180,8 @@ def disagreements(run: Run, baseline: str = BASELINE) -> Iterator[str]:
             mine, theirs = reps[rep].check, base[rep].check
             if mine != theirs:
                 yield f"{where} rep {rep}: digest {mine} != {baseline}'s {theirs}"
+            if mine == BAD_DIGEST:
+                yield f"{where} rep {rep}: passes of one repetition disagree"
             if op in KNOWN_DIGESTS and mine != KNOWN_DIGESTS[op]:
                 yield f"{where} rep {rep}: digest {mine}, expected {KNOWN_DIGESTS[op]}"
     for variant in variants:
@@ -188,3 +192,12 @@ def disagreements(run: Run, baseline: str = BASELINE) -> Iterator[str]:
 def digests(run: Run) -> dict[tuple[str, str, str, int, int], str]:
     """Digest of every cell, keyed by (variant, op, order, n, rep)."""
     return {(c.variant, c.op, c.order, c.n, c.rep): c.check for c in run.cells}
+
+
+def cell_digests(run: Run) -> dict[tuple[str, str, str, int], str]:
+    """Digest of every (variant, op, order, n), if all its repetitions agree
+    ("mixed" if they do not); independent of repetitions and passes."""
+    seen: dict[tuple[str, str, str, int], set[str]] = defaultdict(set)
+    for c in run.cells:
+        seen[(c.variant, c.op, c.order, c.n)].add(c.check)
+    return {k: v.pop() if len(v) == 1 else "mixed" for k, v in seen.items()}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rbtibench import report, results
+from rbtibench import code, counts, machine, results, stats
 
 HEADER = ["rbtree-bench 1", "meta clock ns", "meta compiler 12.2.0",
           "variant open", "variant santos"]
@@ -76,16 +76,113 @@ def test_missing_repetition_and_variant_are_reported() -> None:
     assert list(results.disagreements(run)) == ["santos: no cells at all"]
 
 
-def test_targets_flag_slow_and_fast_cells_only_for_chosen_ops() -> None:
-    run = run_of(cell("open", 0, 1000), cell("santos", 0, 1040),
-                 cell("open", 0, 1000, op="walk"), cell("santos", 0, 2000, op="walk"))
-    assert report.targets(results.summarize(run), ["santos"]) == [
-        "santos find_hit random N=1000: ratio 1.040"]
+def test_a_repetition_whose_passes_disagree_is_named() -> None:
+    run = run_of(cell("open", 0, 1, check="bad"), cell("santos", 0, 1, check="bad"))
+    assert list(results.disagreements(run)) == [
+        "open find_hit random n=1000 rep 0: passes of one repetition disagree",
+        "santos find_hit random n=1000 rep 0: passes of one repetition disagree"]
 
 
-def test_table_has_a_row_per_cell_and_a_column_per_variant() -> None:
-    run = run_of(cell("open", 0, 1000), cell("santos", 0, 500))
-    text = report.table(results.summarize(run), run.variants, "ns", markdown=True)
-    lines = text.splitlines()
-    assert lines[0] == "| op | order | N | open ns/op (spread) | santos |"
-    assert lines[2] == "| find_hit | random | 1000 | 1.0 (0%) | 0.500 (0.50-0.50) |"
+def test_cell_digests_ignore_repetitions_but_not_mixed_results() -> None:
+    run = run_of(cell("open", 0, 1), cell("open", 1, 1), cell("santos", 0, 1),
+                 cell("santos", 1, 1, check="abd"))
+    assert results.cell_digests(run) == {
+        ("open", "find_hit", "random", 1000): "abc",
+        ("santos", "find_hit", "random", 1000): "mixed"}
+
+
+def test_paired_ratios_and_their_interval() -> None:
+    # santos takes 1.1x open's time in every repetition, whatever the noise.
+    cells = run_of(*(cell("open", r, t) for r, t in enumerate([1000, 3000, 2000, 1500])),
+                   *(cell("santos", r, int(1.1 * t))
+                     for r, t in enumerate([1000, 3000, 2000, 1500]))).cells
+    r = stats.ratios(cells, "santos", "open")[("find_hit", "random", 1000)]
+    assert (r.ratio, r.lo, r.hi, r.reps) == (pytest.approx(1.1), pytest.approx(1.1),
+                                             pytest.approx(1.1), 4)
+    assert r.excludes(0.05) and not r.excludes(0.2)
+
+
+def test_bootstrap_interval_brackets_the_median_and_narrows_with_data() -> None:
+    few = [0.9, 1.1, 1.0, 0.95, 1.05]
+    med, lo, hi = stats.bootstrap_median(few)
+    assert lo <= med == 1.0 <= hi
+    _, lo2, hi2 = stats.bootstrap_median(few * 20)
+    assert hi2 - lo2 < hi - lo
+
+
+def test_noise_floor_is_the_worst_identical_pair() -> None:
+    cells = run_of(cell("open", 0, 1000), cell("santos", 0, 1030),
+                   cell("open", 0, 1000, op="walk"), cell("santos", 0, 950, op="walk")).cells
+    floor, seen = stats.noise_floor(cells, [("open", "santos", "walk")])
+    assert floor == {1000: pytest.approx(1000 / 950 - 1)}
+    assert [s[:5] for s in seen] == [("open", "santos", "walk", "random", 1000)]
+
+
+def test_expected_entries_expand_macros() -> None:
+    src = """
+static BENCH_ENTRY void bench_open_insert(struct t *t)
+static BENCH_ENTRY struct bench_obj *
+bench_open_find(struct t *t, u64 key)
+#define OPS(name, prefix)\t\t\\
+static BENCH_ENTRY void bench_##name##_insert(struct t *t)\t\\
+{\t\\
+}
+OPS(santos, bench_su)
+OPS(santos_lc, bench_slc)
+"""
+    assert code.expected_entries([src]) == {
+        "bench_open_insert", "bench_open_find", "bench_santos_insert",
+        "bench_santos_lc_insert"}
+
+
+CG_DUMP = """# callgrind format
+desc: Trigger: Client Request: cell ovs_ool find_hit random 1000
+events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim
+summary: 50000 1 1 0 300 200 0 10 0 9000 800 1000 5
+"""
+
+
+def test_callgrind_dump_gives_counts_per_operation() -> None:
+    c = counts.parse_dump(CG_DUMP)
+    assert (c.variant, c.op, c.order, c.n) == ("ovs_ool", "find_hit", "random", 1000)
+    assert c.per_op == {"Ir": 50.0, "Bc": 9.0, "Bcm": 0.8, "Bi": 1.0, "Bim": 0.005,
+                        "D1m": 0.5, "LLm": 0.01}
+    assert counts.parse_dump(CG_DUMP.replace("Client Request: cell", "Program termination")
+                             ) is None
+
+
+@pytest.mark.parametrize("v2, srso, vendor, family, profile", [
+    ("Mitigation: Retpolines; STIBP: disabled", "Vulnerable: No microcode",
+     "AuthenticAMD", 0x1a, "retpoline"),
+    ("Mitigation: Retpolines", "Vulnerable: Safe RET, no microcode",
+     "AuthenticAMD", 0x19, "rethunk"),
+    ("Mitigation: Enhanced / Automatic IBRS", "Not affected", "GenuineIntel", 6, "none"),
+])
+def test_debian61_profile(v2: str, srso: str, vendor: str, family: int,
+                          profile: str) -> None:
+    vulns = {"spectre_v2": v2, "spec_rstack_overflow": srso}
+    assert machine.debian61_profile(vulns, vendor, family)[0] == profile
+
+
+def test_check_rejects_a_guest_whose_digest_differs(tmp_path) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parent.parent / "bench.py"
+    variants = ["open", "open_bf", "mainline", "ovs_inline", "ovs_ool", "santos",
+                "santos_lc", "santos_dup"]
+    lines = ["rbtree-bench 1", *(f"variant {v}" for v in variants),
+             *(cell(v, 0, 1) for v in variants), "end"]
+    host, guest = tmp_path / "host-raw.txt", tmp_path / "guest-raw.txt"
+    host.write_text("\n".join(lines) + "\n")
+    guest.write_text("\n".join(lines).replace(" abc", " abd") + "\n")
+
+    def check(*paths: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, str(bench), "check", *map(str, paths)],
+                              capture_output=True, text=True)
+
+    assert check(host, host).returncode == 0
+    bad = check(host, guest)
+    assert bad.returncode == 1
+    assert "not ok guest-raw.txt digests equal host-raw.txt's" in bad.stdout
