@@ -498,36 +498,42 @@ class DrgnMemory(Memory):
             raise Fault(addr) from None
 
 
+def unalias(type_):
+    """*type_* without typedefs and qualifiers."""
+    kinds = _drgn().TypeKind
+    type_ = type_.unqualified()
+    while type_.kind == kinds.TYPEDEF:
+        type_ = type_.type.unqualified()
+    return type_
+
+
 class DrgnType(TypeInfo):
     """TypeInfo of a drgn Type."""
 
     def __init__(self, type_) -> None:
-        self.type = type_.unaliased()
+        self.type = unalias(type_)
         self.cache: dict = {}
 
     def member(self, name: str) -> tuple:
         if name in self.cache:
             return self.cache[name]
-        drgn = _drgn()
+        kinds = _drgn().TypeKind
         try:
-            off = drgn.offsetof(self.type, name)
+            member = self.type.member(name)
         except (LookupError, ValueError, TypeError):
             raise AttributeError(f"{self.type.type_name()} has no member "
                                  f"{name!r}") from None
-        mtype = self.type
-        for part in name.split("."):
-            mtype = next(m.type for m in mtype.members if m.name == part)
-        mtype = mtype.unaliased()
-        kind = mtype.kind
-        if kind in (drgn.TypeKind.STRUCT, drgn.TypeKind.UNION):
+        off = member.bit_offset // 8
+        mtype = unalias(member.type)
+        if mtype.kind in (kinds.STRUCT, kinds.UNION):
             value = (off, 0, False, DrgnType(mtype))
         else:
             signed = False
-            if kind == drgn.TypeKind.INT:
+            if mtype.kind == kinds.INT:
                 signed = mtype.is_signed
-            elif kind == drgn.TypeKind.ENUM and mtype.type is not None:
+            elif mtype.kind == kinds.ENUM and mtype.type is not None:
                 signed = mtype.type.is_signed
-            value = (off, drgn.sizeof(mtype), signed, None)
+            value = (off, mtype.size or PTR, signed, None)
         self.cache[name] = value
         return value
 
@@ -620,25 +626,19 @@ def find_module_ko(name: str, dirs: list) -> str | None:
 def open_program(args):
     """A drgn Program over /proc/kcore (or --core) with debug info."""
     drgn = _drgn()
-    prog = drgn.Program()
-    if args.core:
-        if not os.path.exists(args.core):
+    core = args.core or args.kcore
+    if not os.path.exists(core):
+        if args.core:
             raise KernelError(f"{args.core}: no such core dump")
-        prog.set_core_dump(args.core)
+        raise KernelError(f"{args.kcore} does not exist: the kernel was "
+                          "built without CONFIG_PROC_KCORE (or /proc is "
+                          "not mounted)")
+    if args.core:
+        if not args.vmlinux:
+            raise KernelError("--core needs --vmlinux (the dump's kernel)")
+        files = [args.vmlinux]
     else:
-        if not os.path.exists(args.kcore):
-            raise KernelError(f"{args.kcore} does not exist: the kernel was "
-                              "built without CONFIG_PROC_KCORE (or /proc is "
-                              "not mounted)")
-        if args.kcore == "/proc/kcore":
-            prog.set_kernel()
-        else:
-            prog.set_core_dump(args.kcore)
-    files = [args.vmlinux or find_vmlinux(None)] if not args.core else \
-        [args.vmlinux] if args.vmlinux else []
-    if not files:
-        raise KernelError("--core needs --vmlinux (the dump's kernel)")
-    if not args.core:
+        files = [find_vmlinux(args.vmlinux)]
         dirs = [d for d in (os.environ.get("RBTI_KMOD"),) if d]
         ko = find_module_ko("rbtree_inspector", dirs)
         if ko:
@@ -647,6 +647,14 @@ def open_program(args):
     for path in files:
         if not os.path.exists(path):
             raise KernelError(f"{path}: no such debug info file")
+    prog = drgn.Program()
+    try:
+        if core == "/proc/kcore":
+            prog.set_kernel()
+        else:
+            prog.set_core_dump(core)
+    except (OSError, ValueError) as e:
+        raise KernelError(f"{core}: {e}") from None
     try:
         prog.load_debug_info(files)
     except drgn.MissingDebugInfoError as e:
@@ -661,9 +669,9 @@ def open_program(args):
 def _cached_root(obj):
     """(&root.rb_node, &leftmost or None) of an rb_root[_cached] object."""
     drgn = _drgn()
-    if obj.type_.unaliased().kind == drgn.TypeKind.POINTER:
+    if unalias(obj.type_).kind == drgn.TypeKind.POINTER:
         obj = obj[0]
-    tname = obj.type_.unaliased().type_name()
+    tname = unalias(obj.type_).type_name()
     if tname == "struct rb_root_cached":
         return (obj.rb_root.rb_node.address_, obj.rb_leftmost.address_)
     if tname == "struct rb_root":
@@ -788,12 +796,12 @@ def _list_nodes(prog, tree, node_type):
     """A function listing a tree's allocated nodes, if the module keeps a
     per-tree list (CONTRACT.md); None if it does not."""
     drgn = _drgn()
-    ttype = tree.type_.unaliased()
-    ntype = prog.type(node_type).unaliased()
+    ttype = unalias(tree.type_)
+    ntype = unalias(prog.type(node_type))
 
     def list_member(t):
         for m in t.members:
-            mt = m.type.unaliased()
+            mt = unalias(m.type)
             if mt.kind == drgn.TypeKind.STRUCT and \
                     mt.type_name() == "struct list_head" and m.name:
                 return m.name
@@ -1098,10 +1106,12 @@ def cmd_verify(args, prog) -> int:
     return status
 
 
-def run(args) -> int:
-    """Run ``kernel`` or ``verify``; return the exit status."""
+def run(args, prog=None) -> int:
+    """Run ``kernel`` or ``verify``; return the exit status.  *prog*: an
+    open drgn Program to reuse (loading debug info takes a while)."""
     try:
-        prog = open_program(args)
+        if prog is None:
+            prog = open_program(args)
         if args.command == "verify":
             return cmd_verify(args, prog)
         return cmd_kernel(args, prog)

@@ -287,3 +287,27 @@ def test_checker_agrees_on_every_dump_written():
     for shape in (GOOD, {0: (1, "B", None, None, None)}):
         text = read(build(shape, 0)).text
         assert checker.check(parse_dump(text)) == []
+
+
+def test_cli_errors_are_clear(capsys):
+    """``rbti kernel`` needs no module; missing pieces are named."""
+    from rbtilib.test_cli import rbti
+    assert rbti.main(["kernel", "--preset", "vmap_area", "--kcore",
+                      "/nonexistent/kcore"]) == 2
+    assert "CONFIG_PROC_KCORE" in capsys.readouterr().err
+    if kernel.running_build_id("/sys/kernel/notes") is None:
+        return
+    assert rbti.main(["kernel", "--preset", "vmap_area", "--kcore",
+                      "/dev/null", "--vmlinux", "/nonexistent/vmlinux"]) == 2
+    assert "vmlinux" in capsys.readouterr().err
+
+
+def test_find_vmlinux_by_build_id(tmp_path, monkeypatch):
+    """A vmlinux whose build id is not the running kernel's is skipped."""
+    monkeypatch.setattr(kernel, "running_build_id", lambda p: "aabb")
+    monkeypatch.setenv("RBTI_KBUILD", str(tmp_path))
+    (tmp_path / "vmlinux").write_bytes(b"\x7fELF\x02" + b"\0" * 59)
+    with pytest.raises(kernel.KernelError, match="build id aabb"):
+        kernel.find_vmlinux(None)
+    monkeypatch.setattr(kernel, "build_id_of_elf", lambda p: "aabb")
+    assert kernel.find_vmlinux(None) == str(tmp_path / "vmlinux")
