@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import checker
-from .dump import DumpError, parse_dump
+from .dump import DumpError, format_flags, parse_dump
 
 MAX_DEPTH = 128
 """Deepest level walked, as RBTI_MAX_DEPTH in kmod/inspector.h."""
@@ -385,7 +385,7 @@ def to_dump(snap: Snapshot, ids: dict, nodes_line: bool = False) -> str:
 
     count = snap.count if snap.count is not None else len(snap.nodes)
     out = [f"tree {spec.name}", f"api {spec.api}",
-           f"flags {','.join(sorted(spec.flags)) or '-'}", f"count {count}"]
+           f"flags {format_flags(spec.flags)}", f"count {count}"]
     if nodes_line:
         allocated = (len(snap.listed) if snap.listed is not None
                      else len(snap.nodes))
