@@ -257,6 +257,8 @@ def read_once(mem: Memory, spec: TreeSpec,
             snap.unread[addr] = snap.error
             break
         try:
+            if addr & 3:        # rb_nodes are aligned: not a node
+                raise Fault(addr)
             raw = _read_node(mem, spec, addr, ctx, span)
         except Fault as e:
             snap.unread[addr] = f"unreadable ({e})"
@@ -443,9 +445,13 @@ def read_stable(mem: Memory, spec: TreeSpec, attempts: int = 8,
     Raises :class:`Changed` after *attempts* reads without that."""
     times = {"read": 0.0, "check": 0.0, "format": 0.0}
     reads, prev, first = 0, None, None
+    bound = max_nodes
     while reads < attempts:
         t0 = time.monotonic()
-        snap = read_once(mem, spec, max_nodes)
+        snap = read_once(mem, spec, bound)
+        # A read torn by a change can wander into freed memory: bound the
+        # next read by this one's size, so garbage cannot make it huge.
+        bound = min(max_nodes, 2 * len(snap.nodes) + 1024)
         times["read"] += time.monotonic() - t0
         reads += 1
         if prev is None or snap.key() != prev.key():

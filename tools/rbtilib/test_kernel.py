@@ -311,3 +311,11 @@ def test_find_vmlinux_by_build_id(tmp_path, monkeypatch):
         kernel.find_vmlinux(None)
     monkeypatch.setattr(kernel, "build_id_of_elf", lambda p: "aabb")
     assert kernel.find_vmlinux(None) == str(tmp_path / "vmlinux")
+
+
+def test_misaligned_child_is_not_read():
+    shape = dict(GOOD)
+    shape[2] = (30, "B", 0, ("raw", addr_of(3) + 1), None)
+    res = read(build(shape, 0))
+    assert any("unreadable" in v.message for v in res.violations)
+    assert addr_of(3) + 1 in res.snap.unread and len(res.snap.nodes) == 5
