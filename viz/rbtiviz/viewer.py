@@ -73,9 +73,8 @@ def tree_data(tree: Tree, violations: list[Violation] | None = None) -> dict:
 
 
 def _script_json(value: object) -> str:
-    """JSON safe inside a <script> element."""
-    return json.dumps(value, separators=(",", ":")).replace("</", "<\\/") \
-        .replace("<!--", "<\\!--")
+    """JSON safe inside a <script> element: no ``<`` at all."""
+    return json.dumps(value, separators=(",", ":")).replace("<", "\\u003c")
 
 
 def viewer_html(title: str, frames: list[dict], mode: str = "tree",
