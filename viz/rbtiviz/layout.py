@@ -59,37 +59,34 @@ def layout(tree: Tree) -> Layout:
     nodes = tree.nodes
     if tree.root is not None and tree.root in nodes:
         ids, index = lay.ids, lay.index
-        index[tree.root] = 0
-        ids.append(tree.root)
-        lay.parent.append(-1)
-        lay.depth.append(0)
-        lay.left.append(-1)
-        lay.right.append(-1)
-        stack = [0]
+        seen = {tree.root}
+        stack = [(tree.root, -1, "")]        # (id, parent index, side)
         while stack:
-            i = stack.pop()
-            node = nodes[ids[i]]
+            nid, up, side = stack.pop()
+            i = len(ids)
+            index[nid] = i
+            ids.append(nid)
+            lay.parent.append(up)
+            lay.depth.append(lay.depth[up] + 1 if up >= 0 else 0)
+            lay.left.append(-1)
+            lay.right.append(-1)
+            if side == "L":
+                lay.left[up] = i
+            elif side == "R":
+                lay.right[up] = i
+            node = nodes[nid]
             kids = []
-            for side, ref in (("L", node.left), ("R", node.right)):
+            for kside, ref in (("L", node.left), ("R", node.right)):
                 if ref is None:
-                    kids.append(-1)
-                elif ref not in nodes:
-                    kids.append(-1)
-                    lay.bad.append((i, side, ref, "not in the dump"))
-                elif ref in index:
-                    kids.append(-1)
-                    lay.bad.append((i, side, ref, "linked twice"))
+                    continue
+                if ref not in nodes:
+                    lay.bad.append((i, kside, ref, "not in the dump"))
+                elif ref in seen:
+                    lay.bad.append((i, kside, ref, "linked twice"))
                 else:
-                    j = len(ids)
-                    index[ref] = j
-                    ids.append(ref)
-                    lay.parent.append(i)
-                    lay.depth.append(lay.depth[i] + 1)
-                    lay.left.append(-1)
-                    lay.right.append(-1)
-                    kids.append(j)
-            lay.left[i], lay.right[i] = kids
-            stack.extend(k for k in reversed(kids) if k >= 0)
+                    seen.add(ref)
+                    kids.append((ref, i, kside))
+            stack.extend(reversed(kids))
         lay.rank = [0] * len(ids)
         rank = 0
         stack = []
