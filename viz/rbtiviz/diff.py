@@ -48,21 +48,43 @@ def _links(tree: Tree) -> dict:
     return up
 
 
+def _depth(up: dict, nid: int) -> int:
+    depth = 0
+    while nid in up and depth <= len(up):
+        nid = up[nid]
+        depth += 1
+    return depth
+
+
 def rotations(old: Tree, new: Tree) -> list:
-    """``("left", X)`` / ``("right", X)`` for each rotation at X."""
+    """``("left", X)`` / ``("right", X)`` for each rotation at X, deepest
+    first (the order rebalancing does them).
+
+    Rotating left at X makes its right child Y (or, in the second half of
+    a double rotation, its right child's left child) X's parent, with X as
+    Y's left child; Y may also be the node just inserted.  Right: mirrored.
+    A node that merely moves up to replace an erased one is not Y's child
+    or zig-zag grandchild, so erasing is not mistaken for rotating.
+    """
+    up_old, up_new = _links(old), _links(new)
     found = []
-    for nid, after in new.nodes.items():
-        before = old.nodes.get(nid)
-        if before is None:
+    for nid, before in old.nodes.items():
+        if nid not in new.nodes:
             continue
-        for side, was_child in (("left", before.right), ("right", before.left)):
-            if was_child is None or was_child not in new.nodes or \
-                    was_child not in old.nodes:
+        y = up_new.get(nid)
+        if y is None or y == up_old.get(nid):
+            continue
+        pivot = new.nodes[y]
+        for side, back, near in (("left", pivot.left, before.right),
+                                 ("right", pivot.right, before.left)):
+            if back != nid:
                 continue
-            pivot = new.nodes[was_child]
-            back = pivot.left if side == "left" else pivot.right
-            if back == nid and after.parent == was_child:
+            far = None
+            if near is not None and near in old.nodes:
+                far = old.nodes[near].left if side == "left" else old.nodes[near].right
+            if y not in old.nodes or y in (near, far):
                 found.append((side, nid))
+    found.sort(key=lambda rot: -_depth(up_old, rot[1]))
     return found
 
 

@@ -171,3 +171,16 @@ def test_diff_names_rotations_and_recolours():
     assert caption(after, after, ["f 7 -> ENOENT"]) == "find 7 (ENOENT): no change"
     right = diff(build_tree([30, 20], SANTOS), build_tree([30, 20, 10], SANTOS))
     assert right.rotations == [("right", 1)]
+    # A double rotation around the node just inserted (zig-zag), deepest first.
+    zigzag = diff(build_tree([50, 20, 80, 10, 30, 25], SANTOS),
+                  build_tree([50, 20, 80, 10, 30, 25, 27], SANTOS))
+    assert zigzag.rotations == [("left", 6), ("right", 5)]      # at 25, then at 30
+
+
+def test_erase_is_not_a_rotation():
+    """The successor moving up to replace an erased node is no rotation."""
+    keys = [50, 20, 80, 10, 30, 70, 90, 60]
+    before = build_tree(keys, SANTOS)
+    after = build_tree(keys, SANTOS, erase=[50])
+    d = diff(before, after)
+    assert d.removed == [1] and d.rotations == []
