@@ -279,12 +279,14 @@ def _terminal_lines(stream) -> int | None:
 
 def max_depth_for(tree: Tree, choice: int | str, rows: int | None) -> int | None:
     """Resolve ``--max-depth``: a number, ``all`` or ``auto`` (fit *rows*
-    minus the title, or NOT_TTY_LINES when no terminal size is known)."""
+    minus the title and watch's header, or NOT_TTY_LINES when no terminal
+    size is known)."""
     if choice == "all":
         return None
     if choice != "auto":
         return choice
-    budget = max(3, rows - 2) if rows else NOT_TTY_LINES
+    # The title line, and watch's two header lines.
+    budget = max(3, rows - 3) if rows else NOT_TTY_LINES
     return _fit_depth(_shape(tree), budget)
 
 
