@@ -68,8 +68,15 @@ def tree_data(tree: Tree, violations: list[Violation] | None = None) -> dict:
         "bad": [[i, side, _num(target), why] for i, side, target, why in lay.bad],
         "violations": [[lay.index.get(v.node, -1) if v.node is not None else -1,
                         v.cls, v.message] for v in violations],
-        "unreached": [_num(nid) for nid in lay.unreached],
+        "unreached": [_num(nid) for nid in lay.unreached] + _lost(tree),
     }
+
+
+def _lost(tree: Tree) -> list:
+    """Ids of the dump's ``lost`` nodes, if the parser keeps them."""
+    lost = getattr(tree, "lost", None) or ()
+    nodes = lost.values() if isinstance(lost, dict) else lost
+    return [_num(getattr(n, "id", n)) for n in nodes]
 
 
 def _script_json(value: object) -> str:
