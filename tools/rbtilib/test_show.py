@@ -90,8 +90,8 @@ def test_corrupted_links_end_and_are_shown():
 
 def test_a_thousand_nodes_fast():
     tree = build_tree([(k * 7919) % 100003 for k in range(1000)], SANTOS)
-    start = time.perf_counter()
+    start = time.process_time()
     text = show.render(tree)
-    took = time.perf_counter() - start
+    took = time.process_time() - start
     assert len(text.splitlines()) == 1001
     assert took < 0.5, took          # ~15 ms on the host; the guest is ~13x slower
