@@ -256,3 +256,14 @@ def test_show_live_and_saved(tmp_path, capsys):
                          Unavailable(), capsys)
     assert "\x1b[31;1m" in out
     assert run(["show", "nope"], driver, capsys)[0] == 2
+
+
+def test_show_fits_lines_under_watch(capsys, monkeypatch):
+    """watch sets $LINES: the drawing (and watch's header) fits it."""
+    driver = FakeDebugfs()
+    driver.insert("santos", list(range(200)))
+    monkeypatch.setenv("LINES", "20")
+    status, out, _ = run(["show", "santos"], driver, capsys)
+    assert status == 0 and len(out.splitlines()) <= 20 - 2 and "… " in out
+    status, out, _ = run(["show", "santos", "--max-depth", "all"], driver, capsys)
+    assert len(out.splitlines()) == 201
