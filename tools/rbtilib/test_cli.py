@@ -3,11 +3,12 @@
 
 import importlib.machinery
 import importlib.util
+import io
 import os
 
 import pytest
 
-from rbtilib import fuzz
+from rbtilib import cli, fuzz
 from rbtilib.testing import FakeDebugfs
 
 RBTI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
@@ -25,8 +26,21 @@ def load_rbti():
 rbti = load_rbti()
 
 
+class Unavailable(FakeDebugfs):
+    """A driver whose debugfs is missing: must not be needed."""
+
+    def available(self) -> bool:
+        return False
+
+    def trees(self):
+        raise AssertionError("debugfs read")
+
+
 def run(argv, driver, capsys):
-    status = rbti.main(argv, driver)
+    try:
+        status = rbti.main(argv, driver)
+    except SystemExit as e:         # argparse: --help, --version, usage
+        status = e.code
     out, err = capsys.readouterr()
     return status, out, err
 
@@ -74,7 +88,7 @@ def test_check_ok_and_failure_names_node_and_rule(capsys):
 
 def test_check_needs_trees_or_all(capsys):
     status, _, err = run(["check"], FakeDebugfs(), capsys)
-    assert status == 2 and "--all" in err
+    assert status == 2 and "--all" in err and err.startswith("usage: rbti check")
 
 
 def test_fuzz_ok_and_failure(capsys, tmp_path, monkeypatch):
@@ -104,30 +118,156 @@ def test_fuzz_ok_and_failure(capsys, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("argv", [
-    ["fuzz", "--keys", "9:1"], ["fuzz", "--mix", "1:1"],
-    ["fuzz", "--ops", "0"], ["fuzz", "--trees", "bogus"],
+    ["fuzz", "--keys", "9:1"], ["fuzz", "--mix", "1:1"], ["fuzz", "--keys", "5"],
+    ["fuzz", "--ops", "0"], ["fuzz", "--check-every", "x"],
+    ["fuzz", "--progress", "-1"], ["fuzz", "--trees", "a,,b"],
+    ["check", "--max", "0", "santos"], ["check", "--all", "santos"],
+    ["show"], ["show", "--max-depth", "0", "santos"], ["show", "--color", "x", "s"],
 ])
-def test_fuzz_usage_errors(argv, capsys):
-    status, _, err = run(argv, FakeDebugfs(), capsys)
-    assert status == 2 and err.startswith("rbti: ")
+def test_bad_arguments_are_usage_errors_before_debugfs(argv, capsys):
+    """argparse rejects them (exit 2, usage line) before the module is
+    looked for: a driver that is not even available must not matter."""
+    status, _, err = run(argv, Unavailable(), capsys)
+    assert status == 2 and err.startswith("usage: rbti "), err
+    assert "not mounted" not in err and "not loaded" not in err
+
+
+def test_unknown_tree_in_fuzz_is_usage_error(capsys):
+    status, _, err = run(["fuzz", "--trees", "bogus"], FakeDebugfs(), capsys)
+    assert status == 2 and err.startswith("rbti: unknown tree bogus")
 
 
 def test_replay_bad_file(tmp_path, capsys):
     path = tmp_path / "x.json"
     path.write_text('{"hello": 1}')
-    status, _, err = run(["replay", str(path)], FakeDebugfs(), capsys)
-    assert status == 2 and "not an rbti repro" in err
+    status, _, err = run(["replay", str(path)], Unavailable(),
+                         capsys)
+    assert status == 2 and "not an rbti repro" in err and "usage:" in err
 
 
-def test_missing_module_is_environment_error(tmp_path, capsys):
-    status = rbti.main(["--root", str(tmp_path), "trees"])
+MOUNTS = "sysfs /sys sysfs rw 0 0\n"
+
+
+def test_environment_errors_are_told_apart(tmp_path):
+    root, params = tmp_path / "dbg" / "rbtree_inspector", \
+        tmp_path / "module" / "rbtree_inspector" / "parameters"
+    mounted = MOUNTS + f"debugfs {tmp_path / 'dbg'} debugfs rw 0 0\n"
+    (tmp_path / "dbg").mkdir()
+    error = cli.environment_error
+    assert error(str(root), str(params), 0, MOUNTS).startswith(
+        "debugfs not mounted at ")
+    assert error(str(root), str(params), 0, mounted).startswith(
+        "module not loaded: ")
+    params.mkdir(parents=True)
+    assert "is loaded" in error(str(root), str(params), 0, mounted)
+    root.mkdir()
+    (root / "trees").write_text("")
+    (tmp_path / "dbg").chmod(0)
+    try:
+        if os.geteuid() == 0:   # root reads anything: fake the EACCES
+            real = os.stat
+
+            def stat(path, *a, **k):
+                if str(path).startswith(str(tmp_path / "dbg") + "/"):
+                    raise PermissionError(13, "Permission denied", path)
+                return real(path, *a, **k)
+            os.stat = stat
+        try:
+            assert error(str(root), str(params), 1000, mounted).startswith(
+                "not root: ")
+        finally:
+            if os.geteuid() == 0:
+                os.stat = real
+    finally:
+        (tmp_path / "dbg").chmod(0o755)
+
+
+def test_missing_debugfs_is_environment_error(tmp_path, capsys):
+    status = rbti.main(["--root", str(tmp_path / "x"), "trees"])
     _, err = capsys.readouterr()
-    assert status == 2 and "is rbtree_inspector loaded" in err
+    assert status == 2 and err.startswith(f"rbti: debugfs not mounted at {tmp_path}")
 
 
-def test_every_subcommand_has_help(capsys):
-    for sub in ("trees", "dump", "check", "fuzz", "replay"):
+def test_version(capsys):
+    status, out, _ = run(["--version"], None, capsys)
+    assert status == 0 and out.startswith("rbti ")
+
+
+def test_every_subcommand_has_help_and_a_description(capsys):
+    top = rbti.parser()
+    names = top._subparsers._group_actions[0].choices
+    assert {"trees", "dump", "check", "show", "fuzz", "replay"} <= set(names)
+    for sub, sub_parser in names.items():
+        assert sub_parser.description, sub
         with pytest.raises(SystemExit) as done:
             rbti.main([sub, "--help"], FakeDebugfs())
         assert done.value.code == 0
         assert "usage: rbti " + sub in capsys.readouterr().out
+    assert all(action.help for action in
+               top._subparsers._group_actions[0]._choices_actions)
+
+
+def saved(tmp_path, driver, name, corrupt=None):
+    if corrupt:
+        driver.set_param("allow_corrupt", "1")
+        driver.corrupt(name, corrupt)
+    path = tmp_path / f"{name}.dump"
+    path.write_text(driver.dump_text(name))
+    return path
+
+
+def test_check_saved_dumps_like_live_trees(tmp_path, capsys, monkeypatch):
+    """Same lines and exit status for a file and stdin as for the live tree
+    (bar the module's own line), without debugfs."""
+    driver = populated()
+    good = saved(tmp_path, driver, "mainline")
+    live = run(["check", "mainline"], driver, capsys)
+    assert live[0] == 0
+    assert run(["check", str(good)], Unavailable(), capsys) == live
+    victim = list(driver.dump("santos").nodes.values())[3]
+    bad = saved(tmp_path, driver, "santos", f"color {victim.key}")
+    status, out, _ = run(["check", "santos"], driver, capsys)
+    assert status == 1
+    file_status, file_out, _ = run(["check", str(bad), str(good)],
+                                   Unavailable(), capsys)
+    assert file_status == 1
+    live_lines = [line for line in out.splitlines() if "module:" not in line]
+    assert file_out.splitlines() == live_lines + ["mainline: ok (30 nodes)"]
+    monkeypatch.setattr("sys.stdin", io.StringIO(bad.read_text()))
+    assert run(["check", "-"], Unavailable(), capsys)[:2] == \
+        (1, "\n".join(live_lines) + "\n")
+
+
+def test_check_bad_saved_dumps(tmp_path, capsys):
+    broken = tmp_path / "broken.dump"
+    broken.write_text("tree x\n")
+    status, out, _ = run(["check", str(broken)], Unavailable(),
+                         capsys)
+    assert status == 1 and out.startswith(f"{broken}: fail dump: dump line ")
+    status, _, err = run(["check", str(tmp_path / "none.dump")],
+                         Unavailable(), capsys)
+    assert status == 2 and "No such file" in err
+
+
+def test_show_live_and_saved(tmp_path, capsys):
+    driver = populated()
+    status, out, _ = run(["show", "santos", "--color", "never"], driver, capsys)
+    assert status == 0 and out.startswith("santos (santos: ") and " B" in out
+    path = saved(tmp_path, driver, "santos")
+    assert run(["show", str(path), "--color", "never"],
+               Unavailable(), capsys)[:2] == (0, out)
+    status, out, _ = run(["show", str(path), "--color", "always"],
+                         Unavailable(), capsys)
+    assert "\x1b[31;1m" in out
+    assert run(["show", "nope"], driver, capsys)[0] == 2
+
+
+def test_show_fits_lines_under_watch(capsys, monkeypatch):
+    """watch sets $LINES: the drawing (and watch's header) fits it."""
+    driver = FakeDebugfs()
+    driver.insert("santos", list(range(200)))
+    monkeypatch.setenv("LINES", "20")
+    status, out, _ = run(["show", "santos"], driver, capsys)
+    assert status == 0 and len(out.splitlines()) <= 20 - 2 and "… " in out
+    status, out, _ = run(["show", "santos", "--max-depth", "all"], driver, capsys)
+    assert len(out.splitlines()) == 201

@@ -56,11 +56,18 @@ API:
 a deferred series adds ``"deferred": {"render_opts": {...}}``,
 which :func:`render_series` removes.
 
-The pages are plain HTML and JavaScript with no external assets: they work
-from ``file://``.  Frames are referenced by relative file name.  In the
-flipbook, the arrow keys (or the buttons) step through frames, Home/End go
-to the first/last, PageUp/PageDown jump by ten, space plays/pauses; the
-URL fragment (``#12``) selects a frame.
+The pages work offline from ``file://`` with no external assets.  A
+tree's ``index.html`` is the tree viewer (:mod:`rbtiviz.viewer`) in
+flipbook mode: every frame's tree is embedded, the nodes and links that
+changed since the previous frame are drawn in blue, and each frame has a
+short caption computed by diffing it with the previous one
+(:mod:`rbtiviz.diff`: "insert 25: recolour 20, rotate left at 10"; with
+``every=1`` there is one frame per operation, so each rotation is seen).
+The buttons (first, prev, play, next, last) or the arrow keys step
+through frames, Home/End go to the first/last, PageUp/PageDown jump by
+ten, space plays/pauses; the URL fragment (``#12``) selects a frame.
+Under the viewer, a list links each frame's image with its full
+operation list.
 """
 from __future__ import annotations
 
@@ -73,7 +80,10 @@ from typing import Iterable
 
 from rbtilib.dump import Tree, format_dump, parse_dump
 
+from .diff import caption, diff
+from .layout import layout
 from .render import write_snapshot
+from .viewer import tree_data, viewer_html
 
 FRAME_PATTERN = "frame_{:05d}.{}"
 FRAME_GLOB = re.compile(r"frame_\d{5}\.(svg|png|dump)$")
@@ -102,6 +112,7 @@ class Series:
         self.render = render
         self.render_opts = render_opts
         self.frames: list[dict] = []
+        self._trees: list[Tree] = []
         self._ops = 0
         self._pending_ops = 0
         self._pending: list[str] = []
@@ -152,6 +163,8 @@ class Series:
             path = _dump_path(self.dir, frame)
             path.write_text(format_dump(tree))
         self.frames.append(frame)
+        if self.render:
+            self._trees.append(tree)
         self._pending = []
         self._pending_ops = 0
         return path
@@ -165,7 +178,7 @@ class Series:
             if not self.render:
                 return _write_frames_json(self.dir, self.tree_name, self.frames,
                                           {"render_opts": self.render_opts})
-            _write_pages(self.dir, self.tree_name, self.frames)
+            _write_pages(self.dir, self.tree_name, self.frames, self._trees)
             write_top_index(self.outdir)
         return self.dir / (INDEX if self.render else FRAMES_JSON)
 
@@ -192,11 +205,12 @@ def _write_frames_json(tree_dir: Path, tree_name: str, frames: list[dict],
     return path
 
 
-def _write_pages(tree_dir: Path, tree_name: str, frames: list[dict]) -> Path:
+def _write_pages(tree_dir: Path, tree_name: str, frames: list[dict],
+                 trees: list[Tree]) -> Path:
     """Write a rendered series' ``frames.json`` and ``index.html``."""
     _write_frames_json(tree_dir, tree_name, frames)
     path = tree_dir / INDEX
-    path.write_text(flipbook_html(tree_name, frames))
+    path.write_text(flipbook_html(tree_name, frames, trees))
     return path
 
 
@@ -217,6 +231,7 @@ def render_series(outdir: str | Path) -> list[Path]:
         if deferred is None:
             continue
         tree_dir = data_file.parent
+        trees = []
         for frame in data["frames"]:
             dump = _dump_path(tree_dir, frame)
             try:
@@ -224,7 +239,8 @@ def render_series(outdir: str | Path) -> list[Path]:
             except ValueError as err:
                 raise ValueError(f"{dump}: {err}") from None
             _draw_frame(tree_dir, frame, tree, deferred["render_opts"])
-        pages.append(_write_pages(tree_dir, data["tree"], data["frames"]))
+            trees.append(tree)
+        pages.append(_write_pages(tree_dir, data["tree"], data["frames"], trees))
     if pages:
         write_top_index(outdir)
     return pages
@@ -241,114 +257,44 @@ def frame_caption(frame: dict) -> str:
     return f"{frame_heading(frame)}: " + "; ".join(frame["ops"])
 
 
-def _script_json(value: object) -> str:
-    """JSON safe to embed in a <script> element."""
-    return json.dumps(value).replace("</", "<\\/").replace("<!--", "<\\!--")
+def _frame_ops(frame: dict) -> list[str]:
+    """The single operations of a frame (an add's caption may list several)."""
+    return [op for caption in frame["ops"] for op in caption.split("; ")]
 
 
-_FLIPBOOK = Template("""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>$title</title>
-<style>
-body { font-family: sans-serif; margin: 1em 2em; background: #fafafa; color: #212121; }
-#bar { position: sticky; top: 0; background: #fafafa; padding: .5em 0;
-       display: flex; gap: .4em; align-items: center; flex-wrap: wrap; }
-button { font-size: 1em; min-width: 2.5em; }
-#slider { flex: 1; min-width: 10em; }
-#pos { font-family: monospace; min-width: 12em; }
-#caption { font-family: monospace; white-space: pre-wrap; max-height: 8em; overflow: auto;
-           background: #fff; border: 1px solid #ddd; padding: .4em; }
-#view { background: #fff; border: 1px solid #ddd; margin-top: .5em; padding: .5em;
-        text-align: center; }
-#view img { max-width: 100%; height: auto; }
-#list { font-family: monospace; font-size: 90%; }
-#list li.current { background: #fff3c4; }
-</style>
-</head>
-<body>
-<h1>$title</h1>
-<div id="bar">
- <button id="first" title="first frame (Home)">&#x23EE;</button>
- <button id="prev" title="previous frame (&#x2190;)">&#x25C0;</button>
- <button id="play" title="play / pause (space)">play</button>
- <button id="next" title="next frame (&#x2192;)">&#x25B6;</button>
- <button id="last" title="last frame (End)">&#x23ED;</button>
- <input id="slider" type="range" min="1" max="$count" value="1" aria-label="frame">
- <span id="pos">frame 1 / $count</span>
-</div>
-<div id="caption"></div>
-<div id="view"><img id="image" src="$first" alt="tree snapshot"></div>
-<h2>Frames</h2>
-<ol id="list">
-$items
-</ol>
-<script>
-"use strict";
-const FRAMES = $frames;
-let current = 0, timer = null;
-const $$ = (id) => document.getElementById(id);
-function caption(f) {
-  return f.heading + " (" + f.count + " nodes, height " + f.height + "):\\n" + f.ops.join("\\n");
-}
-function show(i) {
-  if (FRAMES.length === 0) return;
-  current = Math.max(0, Math.min(FRAMES.length - 1, i));
-  const f = FRAMES[current];
-  $$("image").src = f.file;
-  $$("caption").textContent = caption(f);
-  $$("pos").textContent = "frame " + (current + 1) + " / " + FRAMES.length + "  " + f.file;
-  $$("slider").value = current + 1;
-  document.querySelectorAll("#list li").forEach((li, n) => {
-    li.classList.toggle("current", n === current);
-  });
-  history.replaceState(null, "", "#" + (current + 1));
-  if (current + 1 < FRAMES.length) new Image().src = FRAMES[current + 1].file;
-}
-function play() {
-  if (timer) { clearInterval(timer); timer = null; $$("play").textContent = "play"; return; }
-  if (current === FRAMES.length - 1) show(0);
-  $$("play").textContent = "pause";
-  timer = setInterval(() => {
-    if (current >= FRAMES.length - 1) play(); else show(current + 1);
-  }, 700);
-}
-$$("first").onclick = () => show(0);
-$$("prev").onclick = () => show(current - 1);
-$$("next").onclick = () => show(current + 1);
-$$("last").onclick = () => show(FRAMES.length - 1);
-$$("play").onclick = play;
-$$("slider").oninput = (e) => show(Number(e.target.value) - 1);
-document.querySelectorAll("#list a").forEach((a, n) => {
-  a.onclick = (e) => { e.preventDefault(); show(n); };
-});
-document.addEventListener("keydown", (e) => {
-  if (e.target.tagName === "INPUT" && e.key !== " ") return;
-  const steps = { ArrowLeft: -1, ArrowRight: 1, PageUp: -10, PageDown: 10 };
-  if (e.key in steps) show(current + steps[e.key]);
-  else if (e.key === "Home") show(0);
-  else if (e.key === "End") show(FRAMES.length - 1);
-  else if (e.key === " ") play();
-  else return;
-  e.preventDefault();
-});
-show(Number(location.hash.slice(1)) - 1 || 0);
-</script>
-</body>
-</html>
-""")
+def viewer_frames(frames: list[dict], trees: list[Tree]) -> list[dict]:
+    """The viewer's data for each frame: the tree, a short caption from the
+    difference with the previous frame, and the changed nodes and links
+    (indices into the frame's nodes) to highlight."""
+    out = []
+    previous = None
+    for frame, tree in zip(frames, trees):
+        data = tree_data(tree)
+        d = diff(previous, tree)
+        index = {nid: i for i, nid in enumerate(layout(tree).ids)}
+        changed = [] if previous is None else d.changed
+        changed = list(dict.fromkeys(changed + list(frame.get("highlight", ()))))
+        data.update(heading=frame_heading(frame), file=frame["file"],
+                    caption=caption(previous, tree, _frame_ops(frame), d),
+                    changed=[index[n] for n in changed if n in index],
+                    newlinks=[] if previous is None else
+                    [index[n] for n in d.relinked if n in index])
+        out.append(data)
+        previous = tree
+    return out
 
 
-def flipbook_html(tree_name: str, frames: list[dict]) -> str:
-    """The flipbook page for one tree's frames (see :class:`Series`)."""
+def flipbook_html(tree_name: str, frames: list[dict], trees: list[Tree]) -> str:
+    """The flipbook page for one tree's frames: the tree viewer
+    (:mod:`rbtiviz.viewer`) stepping through *trees*, plus the list of
+    frame images with the full operation lists."""
     items = "\n".join(
         f'<li><a href="{html.escape(f["file"])}">{html.escape(f["file"])}</a> '
         f"{html.escape(frame_caption(f))}</li>" for f in frames)
-    return _FLIPBOOK.substitute(
-        title=html.escape(f"{tree_name}: {len(frames)} frames"),
-        count=len(frames), first=html.escape(frames[0]["file"]) if frames else "",
-        items=items, frames=_script_json([dict(f, heading=frame_heading(f)) for f in frames]))
+    extra = (f'<details id="framelist"><summary>{len(frames)} frames: images and '
+             f'every operation</summary>\n<ol id="frames">\n{items}\n</ol>\n</details>')
+    return viewer_html(f"{tree_name}: {len(frames)} frames",
+                       viewer_frames(frames, trees), mode="flipbook", extra=extra)
 
 
 _TOP = Template("""<!DOCTYPE html>

@@ -1,20 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 """Tests for rbtiviz.flipbook: frames every K operations, the index pages,
 deferred series drawn later by render_series and viz/render --flipbook, and
-(when node is installed) the page's script driven by key presses."""
+the page driven by key presses and clicks in headless Chromium."""
 from __future__ import annotations
 
 import html
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from rbtilib.dump import parse_dump
-from rbtiviz import flipbook
+from rbtiviz import flipbook, headless
 from rbtiviz.flipbook import Series, render_series
 from rbtiviz.test_render import (DUMP_7, DUMP_DUP, DUMP_EMPTY, DUMP_RED_RED, RENDER_CLI,
                                  tree_of)
@@ -59,8 +58,8 @@ def test_index_lists_every_frame_and_caption(tmp_path):
     for number, caption in enumerate(CAPTIONS, 1):
         name = f"frame_{number:05d}.svg"
         assert f'<a href="{name}">{name}</a> op {number}: {html.escape(caption)}</li>' in page
-    assert "<dup>" not in page.split("<script>")[0]        # escaped in the HTML part
-    assert "</" not in page.split("const FRAMES = ")[1].split(";\n")[0]
+    assert "<dup>" not in page                      # escaped in HTML and in the JSON
+    assert '<script id="data" type="application/json">{' in page
     assert not re.search(r'(src|href)="(https?:|/)', page)  # only relative references
     top = (tmp_path / "index.html").read_text()
     assert '<a href="santos/index.html">santos</a></td><td>5</td><td>5</td>' in top
@@ -95,57 +94,45 @@ def test_bad_arguments(tmp_path):
         Series(tmp_path, "x", fmt="dot")
 
 
-# A minimal DOM for the page's script: elements by id, the frame list,
-# key events, history. Prints the state after each step as JSON lines.
-_HARNESS = r"""
-const els = {};
-const el = (id) => els[id] || (els[id] = {id, textContent: "", src: "", value: 0});
-const items = Array.from({length: NFRAMES}, () => ({
-  classList: {on: false, toggle(c, v) { this.on = v; }}, onclick: null}));
-let keyHandler = null, hash = INITIAL_HASH;
-global.document = {
-  getElementById: el,
-  querySelectorAll: () => items,
-  addEventListener: (type, fn) => { if (type === "keydown") keyHandler = fn; },
-};
-global.location = {get hash() { return hash; }};
-global.history = {replaceState: (s, t, h) => { hash = h; }};
-global.Image = function () {};
-const state = () => console.log(JSON.stringify({
-  src: el("image").src, pos: el("pos").textContent, caption: el("caption").textContent,
-  hash, current: items.findIndex((i) => i.classList.on)}));
-const key = (k) => keyHandler({key: k, target: {tagName: "BODY"}, preventDefault() {}});
-eval(SCRIPT);
-state();
-for (const step of STEPS) {
-  if (step.startsWith("click:")) el(step.slice(6)).onclick(); else key(step);
-  state();
-}
-"""
-
-
-@pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
-def test_page_script_steps_with_keys_and_buttons(tmp_path):
+def test_page_in_chromium_steps_with_keys_and_buttons(tmp_path):
+    """The flipbook page in a real browser: keys and the labelled buttons
+    move through the frames; captions say what each step did."""
     run_series(tmp_path, every=1)
-    page = (tmp_path / "santos" / "index.html").read_text()
-    script = page.split("<script>")[1].split("</script>")[0]
-    steps = ["ArrowRight", "ArrowRight", "ArrowLeft", "End", "ArrowRight", "Home",
-             "ArrowLeft", "click:next", "click:last", "click:prev", "click:first"]
-    js = (_HARNESS.replace("NFRAMES", str(len(TREES))).replace("INITIAL_HASH", '"#3"')
-          .replace("STEPS", json.dumps(steps)).replace("SCRIPT", json.dumps(script)))
-    (tmp_path / "harness.js").write_text(js)
-    proc = subprocess.run(["node", str(tmp_path / "harness.js")], capture_output=True,
-                          text=True, check=False)
-    assert proc.returncode == 0, proc.stderr
-    states = [json.loads(line) for line in proc.stdout.splitlines()]
-    shown = [s["current"] + 1 for s in states]
-    assert shown == [3, 4, 5, 4, 5, 5, 1, 1, 2, 5, 4, 1]   # starts at #3, clamps at both ends
-    for state, number in zip(states, shown):
-        assert state["src"] == f"frame_{number:05d}.svg"
-        assert state["pos"].startswith(f"frame {number} / 5")
-        assert state["hash"] == f"#{number}"
-        assert state["caption"].startswith(f"op {number} (")
-        assert state["caption"].endswith(CAPTIONS[number - 1])
+    page = tmp_path / "santos" / "index.html"
+    result = headless.selftest(page, fragment="3")
+    assert result["mode"] == "flipbook" and result["frames"] == len(TREES)
+    shown = [s["frame"] for s in result["steps"]]
+    # starts at #3; ArrowRight x2, ArrowLeft, End, ArrowRight (clamped), Home,
+    # ArrowLeft (clamped), then the buttons next, last, prev, first, next.
+    assert shown == [3, 4, 5, 4, 5, 5, 1, 1, 2, 5, 4, 1, 2]
+    for step in result["steps"]:
+        number = step["frame"]
+        assert step["pos"] == f"frame {number} / 5"
+        assert step["hash"] == f"#{number}"
+        assert step["caption"].startswith(f"op {number}: ")
+    assert result["labels"] == ["first", "prev", "play", "next", "last"]
+    captions = {s["frame"]: s["caption"] for s in result["steps"]}
+    assert captions[1] == "op 1: clear: 0 nodes"
+    assert captions[4].startswith("op 4: corrupt color 30: recolour 30")
+    assert captions[5].startswith("op 5: check: recolour 30")
+
+
+def test_one_frame_per_insert_shows_rotations_and_recolours(tmp_path):
+    """Per-operation frames: each caption names the rebalancing it saw,
+    and the changed nodes and links are highlighted."""
+    from rbtilib.testing import FakeDebugfs
+    driver = FakeDebugfs()
+    with Series(tmp_path, "santos", every=1) as series:
+        for key in (10, 20, 30, 15, 25, 5):
+            driver.insert("santos", [key])
+            series.add(driver.dump("santos"), f"i {key} -> ok")
+    captions = [f["caption"] for f in flipbook.viewer_frames(series.frames, series._trees)]
+    assert captions[0] == "insert 10: 1 node"
+    assert captions[2] == "insert 30: new 30, recolour 10, 20, rotate left at 10"
+    assert captions[3] == "insert 15: new 15, recolour 10, 30"
+    frames = flipbook.viewer_frames(series.frames, series._trees)
+    assert frames[2]["changed"] and frames[2]["newlinks"]
+    assert all(len(c) < 80 for c in captions)
 
 
 def run_deferred(outdir: Path, every: int) -> Series:

@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: GPL-2.0
+"""A layout computed directly from the tree, for trees of any size.
+
+Graphviz ``dot`` draws small trees well but takes seconds at a few thousand
+nodes and does not finish at 100,000.  Here x is the node's in-order rank
+and y its depth, which is O(n) and needs no search: in a binary search
+tree, two nodes next to each other in order are ancestor and descendant,
+so nodes of one level are at least two columns apart and no two nodes
+overlap.  Edges never cross either (a subtree occupies a contiguous range
+of ranks).
+
+:func:`layout` computes the drawn shape (child links followed once from
+the root, as ``rbtilib.show`` and the dot renderer do); :func:`to_svg`
+writes it as SVG; :mod:`rbtiviz.viewer` draws it in the browser.
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+from rbtilib.checker import Violation, check
+from rbtilib.dump import Tree, format_flags
+
+DX, DY, RADIUS, MARGIN = 18, 44, 6, 24
+"""SVG geometry: column width, level height, node radius, margin (px)."""
+
+RED_FILL, BLACK_FILL = "#c62828", "#212121"
+HIGHLIGHT_COLOR, VIOLATION_COLOR = "#1e88e5", "#ffb300"
+
+
+@dataclass
+class Layout:
+    """The drawn tree, nodes numbered by index in preorder.
+
+    ``left``/``right``/``parent`` hold indices, -1 for none; only tree
+    edges (the first link reaching a node) are children.  ``bad`` lists
+    the other links: ``(index, side, target id, why)``.
+    """
+
+    ids: list = field(default_factory=list)
+    index: dict = field(default_factory=dict)
+    left: list = field(default_factory=list)
+    right: list = field(default_factory=list)
+    parent: list = field(default_factory=list)
+    depth: list = field(default_factory=list)      # the root is 0
+    rank: list = field(default_factory=list)       # in-order position
+    bad: list = field(default_factory=list)
+    unreached: list = field(default_factory=list)  # ids not reached
+
+    @property
+    def height(self) -> int:
+        """Levels drawn."""
+        return max(self.depth) + 1 if self.depth else 0
+
+
+def layout(tree: Tree) -> Layout:
+    """Follow the child links from the root once; rank and depth each node."""
+    lay = Layout()
+    nodes = tree.nodes
+    if tree.root is not None and tree.root in nodes:
+        ids, index = lay.ids, lay.index
+        seen = {tree.root}
+        stack = [(tree.root, -1, "")]        # (id, parent index, side)
+        while stack:
+            nid, up, side = stack.pop()
+            i = len(ids)
+            index[nid] = i
+            ids.append(nid)
+            lay.parent.append(up)
+            lay.depth.append(lay.depth[up] + 1 if up >= 0 else 0)
+            lay.left.append(-1)
+            lay.right.append(-1)
+            if side == "L":
+                lay.left[up] = i
+            elif side == "R":
+                lay.right[up] = i
+            node = nodes[nid]
+            kids = []
+            for kside, ref in (("L", node.left), ("R", node.right)):
+                if ref is None:
+                    continue
+                if ref not in nodes:
+                    lay.bad.append((i, kside, ref, "not in the dump"))
+                elif ref in seen:
+                    lay.bad.append((i, kside, ref, "linked twice"))
+                else:
+                    seen.add(ref)
+                    kids.append((ref, i, kside))
+            stack.extend(reversed(kids))
+        lay.rank = [0] * len(ids)
+        rank = 0
+        stack = []
+        i = 0
+        while stack or i >= 0:
+            while i >= 0:
+                stack.append(i)
+                i = lay.left[i]
+            i = stack.pop()
+            lay.rank[i] = rank
+            rank += 1
+            i = lay.right[i]
+    lay.unreached = [nid for nid in nodes if nid not in lay.index]
+    return lay
+
+
+def _title_lines(tree: Tree, title: str | None,
+                 violations: list[Violation]) -> list[tuple[str, str]]:
+    head = title if title is not None else (
+        f"{tree.name} ({tree.api}: {format_flags(tree.flags)})")
+    lines = [("title", head),
+             ("", f"{tree.count} nodes \u00b7 height {tree.height}")]
+    if violations:
+        v = violations[0]
+        more = f" (+{len(violations) - 1} more)" if len(violations) > 1 else ""
+        lines.append(("bad", f"{v}{more}"))
+    return lines
+
+
+def to_svg(tree: Tree, highlight=(), highlight_violation: bool = False,
+           title: str | None = None,
+           violations: list[Violation] | None = None) -> str:
+    """SVG text of *tree* in the direct layout.
+
+    Red and black circles, keys under them (with ``#ID`` on ``dup`` trees),
+    thin edges; *highlight* ids get a blue ring, and with
+    *highlight_violation* the nodes the checker blames an amber one and
+    the first violation goes under the title.  Links that are not tree
+    edges (a corrupted tree) are short dashed red stubs labelled with the
+    target id.
+    """
+    lay = layout(tree)
+    if highlight_violation and violations is None:
+        violations = check(tree)
+    violations = violations if highlight_violation else []
+    nodes = tree.nodes
+    top = MARGIN + 22 * len(_title_lines(tree, title, violations)) + 10
+    n = len(lay.ids)
+    width = max(2 * MARGIN + DX * max(n, 1), 480)
+    height = top + DY * max(lay.height, 1) + MARGIN
+    xs = [MARGIN + DX * r + DX // 2 for r in lay.rank]
+    ys = [top + DY * d + RADIUS for d in lay.depth]
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+           f'height="{height}" viewBox="0 0 {width} {height}" '
+           'font-family="DejaVu Sans,Helvetica,Arial,sans-serif">',
+           "<style>.r{fill:" + RED_FILL + "}.b{fill:" + BLACK_FILL + "}"
+           ".e{stroke:#757575;stroke-width:1;fill:none}"
+           ".k{font-size:8px;text-anchor:middle;fill:#212121}"
+           ".t{font-size:16px;font-weight:bold}.bad{fill:" + RED_FILL + "}"
+           ".x{stroke:" + RED_FILL + ";stroke-dasharray:3 2;fill:none}"
+           "</style>",
+           f'<rect width="{width}" height="{height}" fill="white"/>']
+    for row, (cls, text) in enumerate(_title_lines(tree, title, violations)):
+        out.append(f'<text x="{MARGIN}" y="{MARGIN + 16 + 22 * row}" '
+                   f'class="{cls}">{html.escape(text)}</text>')
+    path = []
+    for j in range(1, n):
+        i = lay.parent[j]
+        path.append(f"M{xs[i]} {ys[i]}L{xs[j]} {ys[j]}")
+    if path:
+        out.append(f'<path class="e" d="{"".join(path)}"/>')
+    stubs = []
+    for i, side, target, why in lay.bad:
+        x2 = xs[i] + (-DX if side == "L" else DX)
+        stubs.append(f"M{xs[i]} {ys[i]}L{x2} {ys[i] + DY // 2}")
+        out.append(f'<text x="{x2}" y="{ys[i] + DY // 2 + 10}" class="k bad">'
+                   f"#{target}? {why}</text>")
+    if stubs:
+        out.append(f'<path class="x" d="{"".join(stubs)}"/>')
+    show_id = "dup" in tree.flags
+    blamed = {v.node for v in violations if v.node is not None}
+    wanted = set(highlight)
+    circles, labels, rings = [], [], []
+    for i, nid in enumerate(lay.ids):
+        node = nodes[nid]
+        x, y = xs[i], ys[i]
+        circles.append(f'<circle cx="{x}" cy="{y}" r="{RADIUS}" '
+                       f'class="{"r" if node.color == "R" else "b"}">'
+                       f"<title>#{nid} key {node.key}</title></circle>")
+        label = f"{node.key}#{nid}" if show_id or nid in blamed else str(node.key)
+        labels.append(f'<text x="{x}" y="{y + RADIUS + 9}" class="k">'
+                      f"{label}</text>")
+        ring = HIGHLIGHT_COLOR if nid in wanted else \
+            VIOLATION_COLOR if nid in blamed else None
+        if ring:
+            rings.append(f'<circle cx="{x}" cy="{y}" r="{RADIUS + 3}" '
+                         f'fill="none" stroke="{ring}" stroke-width="3"/>')
+    out.extend(circles)
+    out.extend(rings)
+    out.extend(labels)
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
