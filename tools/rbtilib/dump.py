@@ -57,7 +57,8 @@ _OPTIONAL = ("nodes",)
 """Header lines an older module does not write (``nodes``, added with the
 ``lost`` lines)."""
 
-APIS = ("overstreet", "santos", "mainline")
+APIS = ("overstreet", "santos", "mainline", "kernel")
+"""`kernel`: a tree read from kernel memory by `rbti kernel` (rbtilib.kernel)."""
 _ID = r"(0|[1-9][0-9]*)"
 _LINK = r"(-|\?|0|[1-9][0-9]*)"
 _NODE = re.compile(rf"(node|lost) {_ID} (0|-?[1-9][0-9]*) ([RB]) {_LINK} "

@@ -984,7 +984,12 @@ def add_arguments(sub) -> None:
     """Add the ``kernel`` and ``verify`` subcommands to *sub*."""
     p = sub.add_parser(
         "kernel", help="read a tree from kernel memory (drgn): dump it, "
-        "or --check it (exit 1 on a violation, 3 if it kept changing)")
+        "or --check it (exit 1 on a violation, 3 if it kept changing)",
+        description="Walk a red-black tree in the running kernel (drgn over "
+        "/proc/kcore) or in a crash dump, through child pointers only, and "
+        "print it in the dump format (or check it with --check).  Give a "
+        "--preset, or the root expression, entry type, rb_node member and "
+        "key expression.")
     p.add_argument("--preset", choices=sorted(PRESETS),
                    help="a known tree (several trees for cfs, hrtimer, "
                    "inspector: pick one with --tree)")
@@ -1023,7 +1028,10 @@ def add_arguments(sub) -> None:
     p.set_defaults(func=run)
     p = sub.add_parser(
         "verify", help="compare each inspector tree's debugfs dump with "
-        "the tree read from memory (exit 1 on a difference)")
+        "the tree read from memory (exit 1 on a difference)",
+        description="For each inspector tree, compare its debugfs dump "
+        "node by node (id, key, colour, links, aug, caches) with the same "
+        "tree read from kernel memory; exit 1 on any difference.")
     p.add_argument("trees", nargs="*", metavar="TREE")
     _common(p)
     p.set_defaults(func=run)
