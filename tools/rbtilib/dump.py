@@ -19,6 +19,8 @@ from typing import Iterator
 
 S64_MIN = -(1 << 63)
 S64_MAX = (1 << 63) - 1
+U64_MAX = (1 << 64) - 1
+"""Keys of an ``api kernel`` dump may be unsigned (``va_start``)."""
 ID_MAX = S64_MAX
 """Node ids are 0 .. 2^63-1 (kmod/DEBUGFS.md)."""
 
@@ -191,7 +193,8 @@ def _link(text: str) -> Ref:
     return None if text == "-" else UNKNOWN if text == "?" else int(text)
 
 
-def _fast_node(line: str, augmented: bool) -> Node | None:
+def _fast_node(line: str, augmented: bool,
+               key_max: int = S64_MAX) -> Node | None:
     """The node of a well-formed line in range, or None."""
     m = _NODE.match(line)
     if m is None:
@@ -199,7 +202,7 @@ def _fast_node(line: str, augmented: bool) -> Node | None:
     _, nid, key, color, parent, left, right, aug = m.groups()
     node = Node(int(nid), int(key), color, _link(parent), _link(left),
                 _link(right), None if aug == "-" else int(aug))
-    if node.id > ID_MAX or not S64_MIN <= node.key <= S64_MAX or \
+    if node.id > ID_MAX or not S64_MIN <= node.key <= key_max or \
             (augmented != (node.aug is not None)) or \
             any(isinstance(r, int) and r > ID_MAX
                 for r in (node.parent, node.left, node.right)) or \
@@ -208,7 +211,8 @@ def _fast_node(line: str, augmented: bool) -> Node | None:
     return node
 
 
-def _node(lineno: int, fields: list, augmented: bool) -> Node:
+def _node(lineno: int, fields: list, augmented: bool,
+          key_max: int = S64_MAX) -> Node:
     if len(fields) != 8:
         raise DumpError(lineno, f"{fields[0]} line has {len(fields)} "
                         "fields, expected 8")
@@ -223,7 +227,7 @@ def _node(lineno: int, fields: list, augmented: bool) -> Node:
     else:
         aug = None
     return Node(id=_int(lineno, fields[1], "node id", 0, ID_MAX),
-                key=_int(lineno, fields[2], "key"),
+                key=_int(lineno, fields[2], "key", S64_MIN, key_max),
                 color=color,
                 parent=_ref(lineno, fields[4], "parent", True),
                 left=_ref(lineno, fields[5], "left", True),
@@ -280,6 +284,11 @@ class _Parser:
                                 f"the {tag!r} cache (expected '-')")
         elif tag == "aug":
             want = "size" if "augmented" in flags else "-"
+            # A kernel tree names its own augmented value (e.g.
+            # subtree_max_size); rbtilib.kernel checks its rule.
+            if self.header.get("api") == "kernel" and want == "-" and \
+                    _NAME.match(value):
+                want = value
             if value != want:
                 raise DumpError(lineno, f"aug {value!r}, expected {want!r} "
                                 f"on a tree {'with' if want != '-' else 'without'}"
@@ -297,9 +306,10 @@ class _Parser:
             raise DumpError(lineno, "lost line in a dump without 'nodes'")
         if tag == "node" and self.lost:
             raise DumpError(lineno, "node line after a lost line")
-        augmented = "augmented" in self.header["flags"]
-        node = _fast_node(line, augmented) or _node(lineno, fields,
-                                                    augmented)
+        augmented = self.header["aug"] is not None
+        key_max = U64_MAX if self.header["api"] == "kernel" else S64_MAX
+        node = _fast_node(line, augmented, key_max) or \
+            _node(lineno, fields, augmented, key_max)
         if node.id in self.nodes or node.id in self.lost:
             raise DumpError(lineno, f"node {node.id} listed twice")
         (self.nodes if tag == "node" else self.lost)[node.id] = node

@@ -244,3 +244,34 @@ def test_error_depth_allows_fewer_listed_nodes():
         "lost 4", "error depth\nlost 4")
     tree = parse_dump(text)
     assert tree.error == "depth" and tree.allocated == 9
+
+
+KERNEL_DUMP = """tree free_vmap_area
+api kernel
+flags unique
+count 1
+nodes 1
+root 0
+leftmost -
+rightmost -
+height 1
+aug subtree_max_size
+node 0 18446683600570023936 B - - - 8192
+end 1
+"""
+
+
+def test_kernel_dump_takes_u64_keys_and_its_own_aug():
+    tree = parse_dump(KERNEL_DUMP)
+    assert tree.nodes[0].key == 18446683600570023936
+    assert tree.nodes[0].aug == 8192 and tree.aug == "subtree_max_size"
+
+
+@pytest.mark.parametrize("old, new", [
+    ("api kernel", "api santos"),        # u64 key, foreign aug: kernel only
+    ("aug subtree_max_size", "aug -"),   # aug values need an aug name
+    ("18446683600570023936", "18446744073709551616"),  # past u64
+])
+def test_kernel_relaxations_stay_narrow(old, new):
+    with pytest.raises(DumpError):
+        parse_dump(KERNEL_DUMP.replace(old, new))
