@@ -17,6 +17,8 @@ DEFAULT_PARAMS = "/sys/module/rbtree_inspector/parameters"
 FORMAT_LINE = "rbtree-inspector format 1"
 WRITE_LIMIT = 256 * 1024
 """The largest write the module accepts (bigger ones fail with E2BIG)."""
+STALE_RETRIES = 50
+"""Reads of a dump that keeps ending in ``error stale`` before giving up."""
 
 
 class DebugfsError(OSError):
@@ -146,8 +148,15 @@ class Debugfs:
             raise DebugfsError(e.errno or 0, path) from None
 
     def dump_text(self, tree: str) -> str:
-        """The raw ``dump`` file."""
-        return self.read(tree, "dump")
+        """The raw ``dump`` file, read again while it ends in ``error
+        stale`` (the tree changed between two reads: DEBUGFS.md), at most
+        :data:`STALE_RETRIES` times."""
+        for _ in range(STALE_RETRIES):
+            text = self.read(tree, "dump")
+            if not text.endswith("error stale\n"):
+                return text
+        raise DebugfsError(_errno.EAGAIN, self.path(tree, "dump"),
+                           f"still stale after {STALE_RETRIES} reads")
 
     def dump(self, tree: str) -> Tree:
         """The parsed ``dump`` file."""

@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """Tests of the driver's parsing and errno reporting (no module needed)."""
 
+import errno
+
 import pytest
 
-from rbtilib.driver import (Debugfs, DebugfsError, parse_check, parse_stats,
-                            parse_trees)
+from rbtilib.driver import (STALE_RETRIES, Debugfs, DebugfsError, parse_check,
+                            parse_stats, parse_trees)
 
 
 def test_parse_trees():
@@ -59,3 +61,31 @@ def test_read_and_write_files(tmp_path):
     driver.clear("santos")
     assert (tmp_path / "santos" / "clear").read_text() == "1"
     assert not driver.available()
+
+
+class _StaleThenWhole(Debugfs):
+    """A debugfs whose dump is stale *stale* times, then whole."""
+
+    def __init__(self, stale: int) -> None:
+        super().__init__("/nonexistent")
+        self.stale = stale
+        self.reads = 0
+
+    def read(self, tree, name):
+        self.reads += 1
+        if self.reads <= self.stale:
+            return "tree santos\napi santos\nerror stale\n"
+        return "whole\n"
+
+
+def test_stale_dump_is_read_again():
+    driver = _StaleThenWhole(3)
+    assert driver.dump_text("santos") == "whole\n"
+    assert driver.reads == 4
+
+
+def test_dump_that_stays_stale_is_an_error():
+    driver = _StaleThenWhole(10 ** 6)
+    with pytest.raises(DebugfsError) as e:
+        driver.dump_text("santos")
+    assert e.value.errno == errno.EAGAIN and driver.reads == STALE_RETRIES
