@@ -113,7 +113,10 @@ def worker(plan: Plan, w: int, infos: list[TreeInfo],
             return json.dumps({"error": f"sentinel: {failure}"})
         cfg = fuzz.Config(ops=per_tree, seed=plan.seed * 1000 + w * 10 + n,
                           keys=(lo, sentinel - 1), mix=MIX, batch=plan.batch,
-                          check_every=plan.batch)
+                          check_every=plan.batch,
+                          # Only this worker's block: no phases (they reach
+                          # the s64 ends) and no single-op files.
+                          key_mode="dense", phases=False, single=0)
         gens[info.name] = fuzz.generate(cfg)
     ops = reads = 0
     batches = 0
