@@ -64,7 +64,7 @@
  */
 #define BUILD_BUG_ON_NON_CONST2(exp)					\
 	BUILD_BUG_ON_MSG(!({						\
-		__auto_type __bbonc2 = (exp);				\
+		__auto_type __bbonc2 = ((void)0, (exp));		\
 		__builtin_constant_p(!__bbonc2);			\
 	}), "BUILD_BUG_ON_NON_CONST2 failed: " #exp)
 #endif
