@@ -67,7 +67,9 @@ _NODE = re.compile(rf"(node|lost) {_ID} (0|-?[1-9][0-9]*) ([RB]) {_LINK} "
                    rf"{_LINK} {_LINK} (-|0|-?[1-9][0-9]*)\Z", re.ASCII)
 """A well-formed node line; anything else takes the slow path, which
 names the bad field."""
-_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*\Z", re.ASCII)
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/-]*\Z", re.ASCII)
+"""A tree or aug name; ':' and '/' for trees read from kernel memory
+(``cfs/cpu0``, ``kernfs:/sys/module``)."""
 
 
 class DumpError(ValueError):

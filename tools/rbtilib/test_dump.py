@@ -275,3 +275,16 @@ def test_kernel_dump_takes_u64_keys_and_its_own_aug():
 def test_kernel_relaxations_stay_narrow(old, new):
     with pytest.raises(DumpError):
         parse_dump(KERNEL_DUMP.replace(old, new))
+
+
+@pytest.mark.parametrize("name, good", [
+    ("cfs/cpu0", True), ("kernfs:/sys/module", True), ("santos_dup", True),
+    ("/root", False), ("a b", False), ("ü", False), ("-x", False),
+])
+def test_tree_names(name, good):
+    text = KERNEL_DUMP.replace("tree free_vmap_area", f"tree {name}")
+    if good:
+        assert parse_dump(text).name == name
+    else:
+        with pytest.raises(DumpError):
+            parse_dump(text)
