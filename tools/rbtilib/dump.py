@@ -208,7 +208,7 @@ def _fast_node(line: str, augmented: bool,
             (augmented != (node.aug is not None)) or \
             any(isinstance(r, int) and r > ID_MAX
                 for r in (node.parent, node.left, node.right)) or \
-            (node.aug is not None and not S64_MIN <= node.aug <= S64_MAX):
+            (node.aug is not None and not S64_MIN <= node.aug <= key_max):
         return None
     return node
 
@@ -222,7 +222,7 @@ def _node(lineno: int, fields: list, augmented: bool,
     if color not in ("R", "B"):
         raise DumpError(lineno, f"bad color {color!r}")
     if augmented:
-        aug = _int(lineno, fields[7], "aug")
+        aug = _int(lineno, fields[7], "aug", S64_MIN, key_max)
     elif fields[7] != "-":
         raise DumpError(lineno, f"aug {fields[7]!r} on a tree without "
                         "'augmented' (expected '-')")

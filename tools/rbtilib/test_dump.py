@@ -256,7 +256,7 @@ leftmost -
 rightmost -
 height 1
 aug subtree_max_size
-node 0 18446683600570023936 B - - - 8192
+node 0 18446683600570023936 B - - - 18446683600570023935
 end 1
 """
 
@@ -264,7 +264,8 @@ end 1
 def test_kernel_dump_takes_u64_keys_and_its_own_aug():
     tree = parse_dump(KERNEL_DUMP)
     assert tree.nodes[0].key == 18446683600570023936
-    assert tree.nodes[0].aug == 8192 and tree.aug == "subtree_max_size"
+    assert tree.nodes[0].aug == 18446683600570023935
+    assert tree.aug == "subtree_max_size"
 
 
 @pytest.mark.parametrize("old, new", [
