@@ -18,6 +18,18 @@ snapshot shows it again.  Otherwise the answer is "changed while reading".
 Node ids: the inspector's own trees keep their real ids; any other tree's
 nodes are numbered 0, 1, ... in order (so equal keys never look out of
 insertion order), with the addresses in a side table (``--addresses``).
+
+A tree that keeps every node it allocated on a list (the inspector's
+``rbti_tree.all``, counted by ``rbti_tree.nodes``) is read with that list
+too, as the module's own dump does: the header gets ``nodes N`` (the
+module's count) and every listed node the walk did not reach gets a
+``lost`` line, so the checker reports ``unreachable`` with the module's
+node.  The list is not trusted either: it is followed for at most N
+entries, a loop in it, a misaligned or unreadable link, a length other
+than N or a reached node missing from it is reported (class
+``unreachable``) and the dump then has no ``nodes``/``lost`` lines.
+Other kernel trees have no such list: their dumps have no ``nodes`` line
+(kmod/DEBUGFS.md, "Dumps read from kernel memory").
 The core (:func:`read_once` to :func:`to_dump`) knows nothing of drgn, so
 the host tests drive it with a fake memory.
 """
@@ -31,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import checker
-from .dump import DumpError, format_flags, parse_dump
+from .dump import format_flags, parse_dump
 
 MAX_DEPTH = 128
 """Deepest level walked, as RBTI_MAX_DEPTH in kmod/inspector.h."""
@@ -172,7 +184,11 @@ class TreeSpec:
     aug_rule: str | None = None             # 'size' | 'max' | 'sum'
     aug_value: Callable | None = None       # (entry, ctx) -> own value
     context: Callable | None = None         # () -> ctx, read per snapshot
-    nodes_fn: Callable | None = None        # (mem) -> list of addrs
+    # The list of every node allocated for the tree, if it keeps one
+    # (kmod/inspector.h: rbti_tree.all, rbti_node.list, rbti_tree.nodes):
+    list_head: int | None = None            # &the struct list_head head
+    list_off: int = 0                       # offsetof(entry, its list_head)
+    nodes_slot: int | None = None           # &the list's length (ulong)
     note: str = ""
 
 
@@ -188,6 +204,7 @@ class Raw:
     aug: int | None
     id: int | None
     own: int | None             # aug_value, for the recomputation
+    next: int | None = None     # the entry's list_head.next, if listed
 
 
 @dataclass
@@ -204,14 +221,21 @@ class Snapshot:
     depth: dict                 # address -> depth (1 = root)
     unread: dict                # address -> why (fault, depth, size)
     listed: list | None = None  # allocated nodes (list order), if known
-    lost: dict = field(default_factory=dict)
+    lost: dict = field(default_factory=dict)    # listed, not reached
     error: str | None = None
+    allocated: int | None = None    # the list's length as the tree says
+    list_problem: str | None = None     # why the list cannot be used
 
     def key(self) -> tuple:
         """What two reads must agree on."""
         return (self.root, self.leftmost, self.rightmost, self.count,
                 tuple(self.nodes.values()), tuple(self.unread),
-                tuple(self.listed or ()), tuple(self.lost.values()))
+                tuple(self.listed or ()), tuple(self.lost.values()),
+                self.allocated, self.list_problem)
+
+    def has_list(self) -> bool:
+        """True if the dump carries ``nodes`` and ``lost`` lines."""
+        return self.listed is not None and self.list_problem is None
 
 
 def _read_node(mem: Memory, spec: TreeSpec, addr: int, ctx,
@@ -228,10 +252,12 @@ def _read_node(mem: Memory, spec: TreeSpec, addr: int, ctx,
     aug = spec.aug(entry, ctx) if spec.aug else None
     own = spec.aug_value(entry, ctx) if spec.aug_value else None
     nid = spec.node_id(entry, ctx) if spec.node_id else None
+    nxt = (win.int(spec.list_off, PTR, False)
+           if spec.list_head is not None else None)
     for lo, hi in win.used:     # next nodes: one read covers all fields
         if hi - min(lo, span[0]) <= 512 and max(hi, span[1]) - lo <= 512:
             span[0], span[1] = min(span[0], lo), max(span[1], hi)
-    return Raw(addr, pc, left, right, int(key), aug, nid, own)
+    return Raw(addr, pc, left, right, int(key), aug, nid, own, nxt)
 
 
 def read_once(mem: Memory, spec: TreeSpec,
@@ -275,15 +301,70 @@ def read_once(mem: Memory, spec: TreeSpec,
     for addr, *_ in stack:      # left unread by a stop: links, no lines
         if addr not in snap.nodes:
             snap.unread.setdefault(addr, snap.error or "stop")
-    if spec.nodes_fn is not None:
-        snap.listed = spec.nodes_fn(mem)
-        for addr in snap.listed:
-            if addr not in snap.nodes and addr not in snap.lost:
-                try:
-                    snap.lost[addr] = _read_node(mem, spec, addr, ctx, span)
-                except Fault:
-                    pass
+    if spec.list_head is not None:
+        _read_list(mem, spec, snap, ctx, span)
     return snap
+
+
+LIST_CAP = 1 << 24
+"""No node list is followed further than this, whatever its count says
+(the module's max_total_nodes defaults to 2^21)."""
+
+
+def _read_list(mem: Memory, spec: TreeSpec, snap: Snapshot, ctx,
+               span: list) -> None:
+    """Follow the tree's list of allocated nodes (the module's
+    ``list_for_each_entry(n, &t->all, list)``) for at most the tree's own
+    count of entries: listed nodes the walk did not reach become
+    ``snap.lost`` (read in full, for their ``lost`` lines).  A list that
+    cannot be trusted sets ``snap.list_problem`` instead of looping."""
+    lay = spec.layout
+    snap.listed, head = [], spec.list_head
+    try:
+        snap.allocated = mem.int(spec.nodes_slot, PTR, False) \
+            if spec.nodes_slot is not None else None
+        pos = mem.ptr(head)
+    except Fault as e:
+        snap.list_problem = f"the list head is unreadable ({e})"
+        return
+    cap = min(LIST_CAP, snap.allocated if snap.allocated is not None
+              else LIST_CAP)
+    seen: set = set()
+    while pos != head:
+        if len(snap.listed) >= cap:
+            snap.list_problem = (f"the list goes on past {cap} entries "
+                                 f"(nodes says {snap.allocated})")
+            return
+        if pos in seen:
+            snap.list_problem = (f"the list loops: entry {len(snap.listed)}"
+                                 f" is {pos:#x} again")
+            return
+        if not pos or pos & 7:
+            snap.list_problem = (f"entry {len(snap.listed)} of the list "
+                                 f"is {pos:#x}, not a list_head")
+            return
+        seen.add(pos)
+        addr = pos - spec.list_off + lay.node_off
+        raw = snap.nodes.get(addr)
+        if raw is None:
+            try:
+                raw = _read_node(mem, spec, addr, ctx, span)
+            except Fault as e:
+                snap.list_problem = (f"entry {len(snap.listed)} of the "
+                                     f"list is unreadable ({e})")
+                return
+            snap.lost[addr] = raw
+        snap.listed.append(addr)
+        pos = raw.next
+    if snap.allocated is not None and len(snap.listed) != snap.allocated:
+        snap.list_problem = (f"the list has {len(snap.listed)} entries, "
+                             f"nodes says {snap.allocated}")
+        return
+    listed = set(snap.listed)
+    stray = next((a for a in snap.nodes if a not in listed), None)
+    if stray is not None:
+        snap.list_problem = (f"node at {stray:#x}, reached from the root, "
+                             "is not on the tree's list")
 
 
 def _inorder(snap: Snapshot) -> list:
@@ -303,16 +384,19 @@ def _inorder(snap: Snapshot) -> list:
 
 def number(snap: Snapshot) -> dict:
     """Address -> node id: real ids if the tree has them, else in order;
-    unread link targets and lost nodes get ids after those."""
+    unread link targets and lost nodes get ids after those.  A tree with
+    real ids gives none to an address that is no node of its dump: a link
+    to it is written ``?``, as the module writes it."""
     ids: dict = {}
+    lost = snap.lost if snap.has_list() else {}
     if snap.spec.node_id is not None:
         ids = {a: r.id for a, r in snap.nodes.items()}
-        ids.update((a, r.id) for a, r in snap.lost.items())
-    else:
-        for addr in _inorder(snap):
-            ids[addr] = len(ids)
-        for addr in snap.lost:
-            ids[addr] = len(ids)
+        ids.update((a, r.id) for a, r in lost.items())
+        return ids
+    for addr in _inorder(snap):
+        ids[addr] = len(ids)
+    for addr in lost:
+        ids[addr] = len(ids)
     nxt = max(ids.values(), default=-1) + 1
     for addr in snap.unread:
         if addr not in ids:
@@ -340,6 +424,10 @@ def extra_violations(snap: Snapshot, ids: dict) -> list:
     """What the dump cannot carry: faults, a cache pointing at no node,
     and an augmented value other than ``size`` against its rule."""
     out = []
+    if snap.list_problem:
+        out.append(checker.Violation(
+            "unreachable", None, f"the tree's node list cannot be "
+            f"trusted: {snap.list_problem}"))
     for addr, why in snap.unread.items():
         if why.startswith("unreadable"):
             out.append(checker.Violation(
@@ -347,7 +435,7 @@ def extra_violations(snap: Snapshot, ids: dict) -> list:
                 f"node at {addr:#x} is linked but {why}"))
     for cls, cached in (("leftmost", snap.leftmost),
                         ("rightmost", snap.rightmost)):
-        if cached and cached not in snap.nodes:
+        if cached and cached not in ids:
             out.append(checker.Violation(
                 cls, None, f"cached {cls} {cached:#x} is no node of the "
                 "tree"))
@@ -364,20 +452,26 @@ def extra_violations(snap: Snapshot, ids: dict) -> list:
 
 
 def _height(snap: Snapshot) -> int:
+    """As rbti_height(): one more than the cap if the walk went deeper."""
+    if snap.error == "depth":
+        return MAX_DEPTH + 1
     return max(snap.depth.values(), default=0)
 
 
-def to_dump(snap: Snapshot, ids: dict, nodes_line: bool = False) -> str:
-    """The dump text of *snap* (kmod/DEBUGFS.md plus CONTRACT.md)."""
+def to_dump(snap: Snapshot, ids: dict) -> str:
+    """The dump text of *snap* (kmod/DEBUGFS.md, and its section "Dumps
+    read from kernel memory"): ``nodes`` and ``lost`` lines only if the
+    tree's node list was read and can be trusted."""
     spec = snap.spec
 
     def ref(addr: int | None) -> str:
         return "-" if not addr else str(ids[addr]) if addr in ids else "?"
 
     def cache(addr: int | None) -> str:
-        # A cache pointing at no node cannot be written: '-' (and
+        # A cache pointing at no node (of the dump) cannot be written,
+        # since the parser takes no '?' there: '-' (and
         # extra_violations() reports it).
-        return str(ids[addr]) if addr in snap.nodes else "-"
+        return str(ids[addr]) if addr in ids else "-"
 
     def line(tag: str, raw: Raw) -> str:
         aug = "-" if raw.aug is None else str(raw.aug)
@@ -386,40 +480,22 @@ def to_dump(snap: Snapshot, ids: dict, nodes_line: bool = False) -> str:
                 f"{ref(raw.pc & ~3)} {ref(raw.left)} {ref(raw.right)} {aug}")
 
     count = snap.count if snap.count is not None else len(snap.nodes)
+    listed = snap.has_list()
     out = [f"tree {spec.name}", f"api {spec.api}",
            f"flags {format_flags(spec.flags)}", f"count {count}"]
-    if nodes_line:
-        allocated = (len(snap.listed) if snap.listed is not None
-                     else len(snap.nodes))
-        out.append(f"nodes {allocated}")
+    if listed:
+        out.append(f"nodes {snap.allocated if snap.allocated is not None else len(snap.listed)}")
     out += [f"root {ref(snap.root)}",
             f"leftmost {cache(snap.leftmost)}",
             f"rightmost {cache(snap.rightmost)}",
             f"height {_height(snap)}", f"aug {spec.aug_name or '-'}"]
     out += [line("node", raw) for raw in snap.nodes.values()]
-    if nodes_line:
-        out += [line("lost", raw) for raw in snap.lost.values()]
     if snap.error:
         out.append(f"error {snap.error}")
+    if listed:
+        out += [line("lost", raw) for raw in snap.lost.values()]
     out.append(f"end {len(snap.nodes)}")
     return "\n".join(out) + "\n"
-
-
-_NODES_LINE: bool | None = None
-
-
-def parser_wants_nodes() -> bool:
-    """True if the dump parser knows CONTRACT.md's ``nodes N`` line."""
-    global _NODES_LINE
-    if _NODES_LINE is None:
-        sample = ("tree t\napi a\nflags -\ncount 0\nnodes 0\nroot -\n"
-                  "leftmost -\nrightmost -\nheight 0\naug -\nend 0\n")
-        try:
-            parse_dump(sample)
-            _NODES_LINE = True
-        except DumpError:
-            _NODES_LINE = False
-    return _NODES_LINE
 
 
 @dataclass
@@ -459,7 +535,7 @@ def read_stable(mem: Memory, spec: TreeSpec, attempts: int = 8,
             continue
         t0 = time.monotonic()
         ids = number(snap)
-        text = to_dump(snap, ids, parser_wants_nodes())
+        text = to_dump(snap, ids)
         times["format"] += time.monotonic() - t0
         t0 = time.monotonic()
         found = _violations(snap, ids, text)
@@ -841,39 +917,18 @@ FLAG_BITS = ("unique", "dup", "replace", "leftmost", "rightmost", "count",
 """RBTI_* bits of kmod/inspector.h, in bit order."""
 
 
-def _list_nodes(prog, tree, node_type):
-    """A function listing a tree's allocated nodes, if the module keeps a
-    per-tree list (CONTRACT.md); None if it does not."""
+def _node_list(prog, tree) -> dict:
+    """TreeSpec fields for the module's per-tree list of allocated nodes
+    (kmod/inspector.h: rbti_tree.all and .nodes, rbti_node.list), or {}
+    for a module built before it had one."""
     drgn = _drgn()
-    ttype = unalias(tree.type_)
-    ntype = unalias(prog.type(node_type))
-
-    def list_member(t):
-        for m in t.members:
-            mt = unalias(m.type)
-            if mt.kind == drgn.TypeKind.STRUCT and \
-                    mt.type_name() == "struct list_head" and m.name:
-                return m.name
-        return None
-    head_name, link_name = list_member(ttype), list_member(ntype)
-    if head_name is None or link_name is None:
-        return None
-    head = getattr(tree, head_name).address_
-    link_off = drgn.offsetof(ntype, link_name)
-    rb_off = drgn.offsetof(ntype, "rb")
-
-    def nodes(mem: Memory) -> list:
-        out, pos, seen = [], mem.ptr(head), set()
-        while pos != head and pos and pos not in seen and \
-                len(out) < 1 << 22:
-            seen.add(pos)
-            out.append(pos - link_off + rb_off)
-            try:
-                pos = mem.ptr(pos)
-            except Fault:
-                break
-        return out
-    return nodes
+    try:
+        return dict(list_head=int(tree.all.address_),
+                    list_off=drgn.offsetof(prog.type("struct rbti_node"),
+                                           "list"),
+                    nodes_slot=int(tree.nodes.address_))
+    except (AttributeError, LookupError, ValueError):
+        return {}
 
 
 def preset_inspector(prog, args) -> list:
@@ -891,6 +946,7 @@ def preset_inspector(prog, args) -> list:
         bits = int(ops.flags)
         flags = frozenset(f for i, f in enumerate(FLAG_BITS) if bits >> i & 1)
         aug = "augmented" in flags
+        listed = _node_list(prog, t)
         out.append(TreeSpec(
             ops.name.string_().decode(), lay, t.root.rb_node.address_,
             _field("key"), api=ops.api.string_().decode(), flags=flags,
@@ -898,11 +954,13 @@ def preset_inspector(prog, args) -> list:
                            else None),
             rightmost_slot=(t.rightmost.address_ if "rightmost" in flags
                             else None),
-            count_slot=t.count.address_ if "count" in flags else None,
+            # The dump's count: rbti_count(), the cached count or else
+            # the number of allocated nodes.
+            count_slot=(t.count.address_ if "count" in flags else
+                        listed.get("nodes_slot")),
             node_id=_field("id"), aug_name="size" if aug else None,
             aug=_field("size") if aug else None,
-            aug_rule="size" if aug else None,
-            nodes_fn=_list_nodes(prog, t, "struct rbti_node")))
+            aug_rule="size" if aug else None, **listed))
     return out
 
 
