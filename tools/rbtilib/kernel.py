@@ -747,6 +747,98 @@ def local_copy(path: str) -> str:
     return dest
 
 
+VMCOREINFO_NAME = b"VMCOREINFO"
+_PHDR = struct.Struct("<IIQQQQQQ")
+PT_LOAD, PT_NOTE = 1, 4
+
+
+def _elf_phdrs(f) -> tuple:
+    """(e_phoff, [phdr tuples]) of the ELF64 little-endian file *f*."""
+    f.seek(0)
+    head = f.read(64)
+    if head[:4] != b"\x7fELF" or head[4] != 2 or head[5] != 1:
+        raise KernelError("not an ELF64 little-endian core dump")
+    phoff, = struct.unpack_from("<Q", head, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", head, 0x36)
+    if phentsize != _PHDR.size:
+        raise KernelError(f"ELF program header size {phentsize}")
+    f.seek(phoff)
+    table = f.read(phentsize * phnum)
+    return phoff, [_PHDR.unpack_from(table, i * phentsize)
+                   for i in range(phnum)]
+
+
+def _notes(data: bytes):
+    """(name, desc) of each ELF note in *data*."""
+    pos = 0
+    while pos + 12 <= len(data):
+        namesz, descsz, _ = struct.unpack_from("<III", data, pos)
+        name_end = pos + 12 + ((namesz + 3) & ~3)
+        yield (data[pos + 12:pos + 12 + namesz].rstrip(b"\0"),
+               data[name_end:name_end + descsz])
+        pos = name_end + ((descsz + 3) & ~3)
+
+
+def core_has_vmcoreinfo(path: str) -> bool:
+    """True if the ELF core *path* carries a VMCOREINFO note (what drgn
+    needs to treat it as a kernel's memory)."""
+    with open(path, "rb") as f:
+        _, phdrs = _elf_phdrs(f)
+        for p_type, _, off, _, _, filesz, _, _ in phdrs:
+            if p_type == PT_NOTE and filesz < 1 << 24:
+                f.seek(off)
+                if any(name == VMCOREINFO_NAME
+                       for name, _ in _notes(f.read(filesz))):
+                    return True
+    return False
+
+
+def add_vmcoreinfo(path: str) -> int:
+    """Give the ELF core *path* a VMCOREINFO note found in its own memory.
+
+    QEMU's ``dump-guest-memory`` writes the kernel's VMCOREINFO note only
+    if the guest published it through the vmcoreinfo device, which needs
+    CONFIG_FW_CFG_SYSFS (not in our guest configs).  The kernel keeps the
+    note in memory anyway (crash_core.c, vmcoreinfo_note: "VMCOREINFO",
+    then "OSRELEASE=..."), so it is found in the PT_LOAD data and appended
+    to the file as one more PT_NOTE segment; the program header table is
+    rewritten at the end of the file (e_phoff moves), no byte of memory
+    moves.  Returns the file offset where the note was found."""
+    import mmap
+    marker = VMCOREINFO_NAME + b"\0\0OSRELEASE="
+    with open(path, "r+b") as f:
+        phoff, phdrs = _elf_phdrs(f)
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            found, pos = None, m.find(marker)
+            while pos >= 12 and found is None:
+                namesz, descsz, ntype = struct.unpack_from("<III", m,
+                                                           pos - 12)
+                desc = m[pos + 12:pos + 12 + descsz]
+                if namesz == len(VMCOREINFO_NAME) + 1 and ntype == 0 and \
+                        descsz < 1 << 16 and b"SYMBOL(swapper_pg_dir)=" \
+                        in desc:
+                    found = pos - 12
+                    note = bytes(m[found:pos + 12 + ((descsz + 3) & ~3)])
+                else:
+                    pos = m.find(marker, pos + 1)
+        if found is None:
+            raise KernelError(f"{path}: no VMCOREINFO note in its memory "
+                              "(not a Linux guest, or a kernel without "
+                              "CONFIG_CRASH_CORE)")
+        end = f.seek(0, os.SEEK_END)
+        end += -end % 8
+        f.seek(end)
+        f.write(note + b"\0" * (-len(note) % 8))
+        table = end + len(note) + (-len(note) % 8)
+        for ph in phdrs + [(PT_NOTE, 0, end, 0, 0, len(note), 0, 4)]:
+            f.write(_PHDR.pack(*ph))
+        f.seek(0x20)
+        f.write(struct.pack("<Q", table))
+        f.seek(0x38)
+        f.write(struct.pack("<H", len(phdrs) + 1))
+    return found
+
+
 def open_program(args):
     """A drgn Program over /proc/kcore (or --core) with debug info."""
     drgn = _drgn()
@@ -772,6 +864,12 @@ def open_program(args):
         if not os.path.exists(path):
             raise KernelError(f"{path}: no such debug info file")
     files = [local_copy(path) for path in files]
+    if args.core and not core_has_vmcoreinfo(args.core):
+        where = add_vmcoreinfo(args.core)
+        print(f"rbti {args.command}: {args.core} had no VMCOREINFO note "
+              "(a QEMU dump of a guest without CONFIG_FW_CFG_SYSFS); added "
+              f"the kernel's own, found at file offset {where:#x}",
+              file=sys.stderr)
     prog = drgn.Program()
     try:
         if core == "/proc/kcore":
