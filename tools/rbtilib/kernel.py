@@ -793,8 +793,35 @@ def core_has_vmcoreinfo(path: str) -> bool:
     return False
 
 
+START_KERNEL_MAP = 0xffffffff80000000
+IMAGE_VIEW = 256 << 20
+"""x86-64 maps the kernel image at __START_KERNEL_map + (physical address
+- phys_base); the view added covers this much from _stext, and stops
+where the modules start (KERNEL_IMAGE_SIZE after __START_KERNEL_map:
+512 MiB, or 1 GiB with KASLR), whose memory it must not shadow."""
+
+
+def _image_segments(phdrs: list, phys_base: int, stext: int,
+                    kaslr: bool) -> list:
+    """PT_LOAD headers giving the kernel image's virtual addresses to the
+    physical memory of *phdrs* (the same file bytes, a second view)."""
+    vlo = stext & ~((2 << 20) - 1)
+    vhi = min(vlo + IMAGE_VIEW, START_KERNEL_MAP + ((1 << 30) if kaslr
+                                                    else (512 << 20)))
+    plo, phi = (v - START_KERNEL_MAP + phys_base for v in (vlo, vhi))
+    out = []
+    for p_type, flags, off, _, paddr, filesz, memsz, align in phdrs:
+        lo, hi = max(paddr, plo), min(paddr + filesz, phi)
+        if p_type == PT_LOAD and lo < hi:
+            out.append((PT_LOAD, flags, off + lo - paddr,
+                        START_KERNEL_MAP + lo - phys_base, lo, hi - lo,
+                        hi - lo, align))
+    return out
+
+
 def add_vmcoreinfo(path: str) -> int:
-    """Give the ELF core *path* a VMCOREINFO note found in its own memory.
+    """Make a QEMU ``dump-guest-memory`` ELF (paging off) readable by drgn
+    as the kernel's memory.
 
     QEMU's ``dump-guest-memory`` writes the kernel's VMCOREINFO note only
     if the guest published it through the vmcoreinfo device, which needs
@@ -803,7 +830,15 @@ def add_vmcoreinfo(path: str) -> int:
     then "OSRELEASE=..."), so it is found in the PT_LOAD data and appended
     to the file as one more PT_NOTE segment; the program header table is
     rewritten at the end of the file (e_phoff moves), no byte of memory
-    moves.  Returns the file offset where the note was found."""
+    moves.
+
+    Such a dump's PT_LOAD segments carry physical addresses only (p_vaddr
+    is p_paddr), and drgn 0.0.22 reads the page tables from
+    ``swapper_pg_dir``, a virtual address in the kernel image, so it could
+    not translate anything ("recursive address translation").  The note
+    gives ``phys_base``, so the image's virtual view of the same bytes is
+    added too (x86-64: __START_KERNEL_map + physical - phys_base).
+    Returns the file offset where the note was found."""
     import mmap
     marker = VMCOREINFO_NAME + b"\0\0OSRELEASE="
     with open(path, "r+b") as f:
@@ -825,17 +860,29 @@ def add_vmcoreinfo(path: str) -> int:
             raise KernelError(f"{path}: no VMCOREINFO note in its memory "
                               "(not a Linux guest, or a kernel without "
                               "CONFIG_CRASH_CORE)")
+        info = dict(line.split("=", 1) for line in note[24:].decode(
+            "ascii", "replace").split("\n") if "=" in line)
+        phys_base = int(info.get("NUMBER(phys_base)", "0"), 10)
+        new = [(PT_NOTE, 0, 0, 0, 0, len(note), 0, 4)]
+        if "SYMBOL(_stext)" in info and not any(
+                ph[0] == PT_LOAD and ph[3] >= START_KERNEL_MAP
+                for ph in phdrs):
+            new += _image_segments(
+                phys_base=phys_base, phdrs=phdrs,
+                stext=int(info["SYMBOL(_stext)"], 16),
+                kaslr=int(info.get("KERNELOFFSET", "0"), 16) != 0)
         end = f.seek(0, os.SEEK_END)
         end += -end % 8
+        new[0] = (PT_NOTE, 0, end, 0, 0, len(note), 0, 4)
         f.seek(end)
         f.write(note + b"\0" * (-len(note) % 8))
         table = end + len(note) + (-len(note) % 8)
-        for ph in phdrs + [(PT_NOTE, 0, end, 0, 0, len(note), 0, 4)]:
+        for ph in phdrs + new:
             f.write(_PHDR.pack(*ph))
         f.seek(0x20)
         f.write(struct.pack("<Q", table))
         f.seek(0x38)
-        f.write(struct.pack("<H", len(phdrs) + 1))
+        f.write(struct.pack("<H", len(phdrs) + len(new)))
     return found
 
 
