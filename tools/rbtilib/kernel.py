@@ -1177,7 +1177,9 @@ def _common(p) -> None:
                    help="live kernel memory (default %(default)s)")
     p.add_argument("--core", metavar="VMCORE",
                    help="read a crash dump (vmcore, or QEMU "
-                   "dump-guest-memory ELF) instead of the live kernel")
+                   "dump-guest-memory ELF) instead of the live kernel; a "
+                   "QEMU dump without a VMCOREINFO note gets the kernel's "
+                   "own appended (the file is changed, and says so)")
     p.add_argument("--attempts", type=int, default=8,
                    help="reads before giving up on a changing tree "
                    "(default %(default)s)")
