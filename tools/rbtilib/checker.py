@@ -41,10 +41,10 @@ Every check follows child links only, so a corrupted parent link never
 derails it, and the walk ends even on a cyclic "tree".
 """
 
-from dataclasses import dataclass
-from typing import Iterator
+from collections.abc import Iterator
 
 from .dump import UNKNOWN, Tree
+from .record import record
 
 CLASSES = ("cycle", "shared", "unreachable", "order", "dup-order",
            "root-color", "red-red", "black-height", "parent", "count",
@@ -55,7 +55,7 @@ MAX_DEPTH = 128
 """The module's walks stop below this many levels (``error depth``)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Violation:
     """One broken invariant: its class, the node blamed and why."""
 

@@ -8,9 +8,9 @@ same methods (``testing.FakeDebugfs``).  Every failed write raises
 
 import errno as _errno
 import os
-from dataclasses import dataclass
 
 from .dump import Tree, parse_dump, parse_flags
+from .record import record
 
 DEFAULT_ROOT = "/sys/kernel/debug/rbtree_inspector"
 DEFAULT_PARAMS = "/sys/module/rbtree_inspector/parameters"
@@ -34,7 +34,7 @@ class DebugfsError(OSError):
         return f"{self.filename}: {self.name}{what}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TreeInfo:
     """One line of the ``trees`` file."""
 
@@ -43,7 +43,7 @@ class TreeInfo:
     flags: frozenset[str]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CheckResult:
     """The module's ``check`` file: ok, or the first violation."""
 

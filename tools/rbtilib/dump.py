@@ -14,8 +14,9 @@ every field must agree with the tree's flags.
 """
 
 import re
-from dataclasses import dataclass, field
-from typing import Iterator
+from collections.abc import Iterator
+
+from .record import factory, record
 
 S64_MIN = -(1 << 63)
 S64_MAX = (1 << 63) - 1
@@ -84,7 +85,7 @@ Ref = int | Unknown | None
 """A link: a node id, :data:`UNKNOWN` (``?``) or None (``-``, NIL)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Node:
     """One ``node`` (or ``lost``) line of a dump."""
 
@@ -97,7 +98,7 @@ class Node:
     aug: int | None
 
 
-@dataclass
+@record
 class Tree:
     """A parsed dump.
 
@@ -119,7 +120,7 @@ class Tree:
     nodes: dict[int, Node]
     error: str | None = None    # 'depth' when the dump was truncated
     allocated: int | None = None
-    lost: dict[int, Node] = field(default_factory=dict)
+    lost: dict[int, Node] = factory(dict)
 
 
 def format_flags(flags: frozenset) -> str:

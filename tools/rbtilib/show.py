@@ -29,29 +29,28 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
-from dataclasses import dataclass, field
 
 from . import checker
 from .cli import EXIT_FAIL, EXIT_OK, is_saved_dump, read_saved_dump, tree_infos
 from .dump import Tree, format_flags, parse_dump
+from .record import factory, record
 
 RED, BOLD, WARN, RESET = "\x1b[31;1m", "\x1b[1m", "\x1b[33;1m", "\x1b[0m"
 NOT_TTY_LINES = 2000
 """Line budget of ``--max-depth auto`` when the size of no terminal is known."""
 
 
-@dataclass
+@record
 class _Shape:
     """The tree as drawn: child links followed once from the root."""
 
-    depth: dict = field(default_factory=dict)     # id -> depth (root 1)
-    kids: dict = field(default_factory=dict)      # id -> (left, right)
-    size: dict = field(default_factory=dict)
-    low: dict = field(default_factory=dict)       # smallest key below
-    high: dict = field(default_factory=dict)
-    order: list = field(default_factory=list)     # preorder
+    depth: dict = factory(dict)     # id -> depth (root 1)
+    kids: dict = factory(dict)      # id -> (left, right)
+    size: dict = factory(dict)
+    low: dict = factory(dict)       # smallest key below
+    high: dict = factory(dict)
+    order: list = factory(list)     # preorder
 
 
 # A child slot: None (NIL), ("node", id) or ("bad", id, why).
@@ -273,7 +272,10 @@ def _terminal_lines(stream) -> int | None:
         except ValueError:
             pass
     if stream.isatty():
-        return shutil.get_terminal_size().lines
+        try:
+            return os.get_terminal_size(stream.fileno()).lines
+        except (OSError, ValueError):
+            return None
     return None
 
 

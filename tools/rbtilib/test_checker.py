@@ -2,7 +2,6 @@
 """Tests of the invariant checker: valid trees pass, and each class of
 corruption is caught with exactly that class and the right node."""
 
-import dataclasses
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -10,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 from rbtilib.checker import CLASSES, Violation, check, first_violation
 from rbtilib.dump import (UNKNOWN_PARENT, Node, Tree, format_dump, inorder,
                           parse_dump, preorder)
+from rbtilib import record
 from rbtilib.testing import CONTRACT_TREES, build_tree, corrupt_tree
 
 INFO = {info.name: info for info in CONTRACT_TREES}
@@ -22,8 +22,8 @@ def tree_of(name: str, keys: list = KEYS) -> Tree:
 
 def set_node(tree: Tree, nid: int, **changes) -> Tree:
     nodes = dict(tree.nodes)
-    nodes[nid] = dataclasses.replace(nodes[nid], **changes)
-    return dataclasses.replace(tree, nodes=nodes)
+    nodes[nid] = record.replace(nodes[nid], **changes)
+    return record.replace(tree, nodes=nodes)
 
 
 def expect(tree: Tree, cls: str, node: int | None) -> Violation:
@@ -189,7 +189,7 @@ def test_unreachable_node():
     tree = tree_of("mainline")
     nodes = dict(tree.nodes)
     nodes[5000] = Node(5000, 7, "B", None, None, None, None)
-    found = expect(dataclasses.replace(tree, nodes=nodes), "unreachable",
+    found = expect(record.replace(tree, nodes=nodes), "unreachable",
                    5000)
     assert "not reachable" in found.message
 
@@ -228,19 +228,19 @@ def test_augment():
 def test_augment_missing_value():
     tree = tree_of("santos_aug")
     expect(set_node(tree, tree.root, aug=None), "augment", tree.root)
-    expect(dataclasses.replace(tree, aug=None), "augment", None)
+    expect(record.replace(tree, aug=None), "augment", None)
 
 
 def test_height_header():
     tree = tree_of("santos")
-    expect(dataclasses.replace(tree, height=tree.height + 1), "height",
+    expect(record.replace(tree, height=tree.height + 1), "height",
            tree.root)
 
 
 def test_height_truncated_dump():
     tree = tree_of("santos")
     last = list(tree.nodes)[-1]
-    expect(dataclasses.replace(tree, error="depth"), "height", last)
+    expect(record.replace(tree, error="depth"), "height", last)
 
 
 def test_height_bound():

@@ -12,13 +12,13 @@ mutants from the seed, so the run covers EXAMPLES * MUTANTS_PER
 (>= 10,000) mutants, deterministically (derandomize, no database).
 """
 
-import dataclasses
 import random
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from rbtilib.checker import check
 from rbtilib.dump import UNKNOWN, Tree, format_dump, parse_dump
+from rbtilib import record
 from rbtilib.testing import CONTRACT_TREES, build_tree, redump
 
 EXAMPLES = 500
@@ -126,7 +126,7 @@ def _new_key(rng: random.Random, tree: Tree, key: int) -> int:
 
 def mutate(rng: random.Random, tree: Tree) -> Tree:
     """One to three random edits of *tree* (a copy), then re-dumped."""
-    tree = dataclasses.replace(tree, nodes=dict(tree.nodes),
+    tree = record.replace(tree, nodes=dict(tree.nodes),
                                lost=dict(tree.lost))
     ids = list(tree.nodes)
     header_edits = []
@@ -139,19 +139,19 @@ def mutate(rng: random.Random, tree: Tree) -> Tree:
         if what == "link":
             side = rng.choice(("left", "right", "parent"))
             target = rng.choice(ids + [None, None, nid, UNKNOWN])
-            tree.nodes[nid] = dataclasses.replace(node, **{side: target})
+            tree.nodes[nid] = record.replace(node, **{side: target})
         elif what == "same":
             side = rng.choice(("left", "right", "parent"))
-            tree.nodes[nid] = dataclasses.replace(
+            tree.nodes[nid] = record.replace(
                 node, **{side: getattr(node, side)})
         elif what == "color":
-            tree.nodes[nid] = dataclasses.replace(
+            tree.nodes[nid] = record.replace(
                 node, color="R" if node.color == "B" else "B")
         elif what == "key":
-            tree.nodes[nid] = dataclasses.replace(
+            tree.nodes[nid] = record.replace(
                 node, key=_key_edit(rng, tree, node.key))
         elif what == "aug" and "augmented" in tree.flags:
-            tree.nodes[nid] = dataclasses.replace(
+            tree.nodes[nid] = record.replace(
                 node, aug=node.aug + rng.choice((-1, 1, 2)))
         elif what == "root":
             tree.root = rng.choice(ids + [None])

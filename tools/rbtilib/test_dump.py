@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """Tests of the dump parser and formatter."""
 
-import dataclasses
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from rbtilib.dump import (UNKNOWN, UNKNOWN_PARENT, DumpError, Node, format_dump,
                           inorder, parse_dump, preorder)
+from rbtilib import record
 from rbtilib.testing import AUG_SAMPLE_DUMP as SAMPLE, CONTRACT_TREES, build_tree
 
 SANTOS_AUG = CONTRACT_TREES[4]
@@ -44,7 +44,7 @@ def test_empty_tree_round_trip():
 def test_unknown_parent_and_error_round_trip():
     tree = build_tree([1, 2, 3], SANTOS_DUP)
     nid = next(iter(tree.nodes))
-    tree.nodes[nid] = dataclasses.replace(tree.nodes[nid],
+    tree.nodes[nid] = record.replace(tree.nodes[nid],
                                           parent=UNKNOWN_PARENT)
     tree.error = "depth"
     text = format_dump(tree)

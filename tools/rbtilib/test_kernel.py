@@ -594,3 +594,8 @@ def test_a_core_without_the_note_anywhere_is_a_clear_error(tmp_path):
     path, _, _ = _qemu_core(tmp_path, with_note=False)
     with pytest.raises(kernel.KernelError, match="no VMCOREINFO note"):
         kernel.add_vmcoreinfo(path)
+
+
+def test_cli_preset_names_are_the_presets():
+    from rbtilib import kernel_cli
+    assert sorted(kernel_cli.PRESET_NAMES) == sorted(kernel.PRESETS)

@@ -95,3 +95,31 @@ def test_a_thousand_nodes_fast():
     took = time.process_time() - start
     assert len(text.splitlines()) == 1001
     assert took < 0.5, took          # ~15 ms on the host; the guest is ~13x slower
+
+
+def test_show_starts_without_heavy_imports(tmp_path):
+    """rbti show's time in the TCG guest is mostly start-up: each module
+    imported is tens of ms there.  dataclasses (inspect, ast, dis, ...),
+    typing, shutil (bz2, lzma) and the drgn walk must stay out of it."""
+    import os
+    import subprocess
+    import sys
+    from rbtilib.dump import format_dump
+    path = tmp_path / "t.dump"
+    path.write_text(format_dump(build_tree(list(range(50)), SANTOS_AUG)))
+    rbti = os.path.join(os.path.dirname(__file__), os.pardir, "rbti")
+    code = ("import pkgutil, runpy, sys  # runpy imports pkgutil, typing\n"
+            "base = set(sys.modules)\n"
+            f"sys.argv = ['rbti', 'show', {str(path)!r}]\n"
+            "try:\n"
+            f"    runpy.run_path({rbti!r}, run_name='__main__')\n"
+            "except SystemExit as e:\n"
+            "    assert not e.code, e.code\n"
+            "print(' '.join(sorted(set(sys.modules) - base)))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, check=True, timeout=60).stdout
+    loaded = set(out.split("\n")[-2].split())
+    assert "rbtilib.show" in loaded
+    heavy = {"dataclasses", "inspect", "typing", "shutil", "ast", "bz2",
+             "lzma", "rbtilib.kernel", "rbtilib.fuzz"}
+    assert not loaded & heavy, sorted(loaded & heavy)

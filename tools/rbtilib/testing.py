@@ -9,13 +9,13 @@ parsed tree; :class:`FakeDebugfs` implements the driver's methods in memory
 on top of both, so the fuzzer can be tested without a kernel.
 """
 
-import dataclasses
 import errno
 import itertools
 from typing import Callable, Iterator
 
 from . import checker
 from .driver import CheckResult, DebugfsError, TreeInfo, parse_check
+from . import record
 from .dump import Node, Tree, format_dump, inorder, parse_flags
 
 CONTRACT_TREES = [
@@ -308,7 +308,7 @@ def redump(tree: Tree) -> Tree:
         stack.append((node.right, depth + 1))
         stack.append((node.left, depth + 1))
     lost = {nid: pool[nid] for nid in sorted(pool) if nid not in nodes}
-    return dataclasses.replace(tree, nodes=nodes, lost=lost,
+    return record.replace(tree, nodes=nodes, lost=lost,
                                allocated=len(pool), height=height)
 
 
@@ -341,7 +341,7 @@ def corrupt_tree(tree: Tree, command: str) -> Tree:
     what, args = words[0], [int(w) for w in words[1:]]
     order = list(inorder(tree))
     nodes = dict(tree.nodes)
-    new = dataclasses.replace(tree, nodes=nodes)
+    new = record.replace(tree, nodes=nodes)
 
     def need(n: int, flag: str | None = None) -> None:
         if len(args) != n or (flag and flag not in tree.flags):
@@ -369,30 +369,30 @@ def corrupt_tree(tree: Tree, command: str) -> Tree:
             raise DebugfsError(errno.EINVAL, "corrupt", f"{what} of the root")
         if what == "detach":
             side = "left" if up.left == node.id else "right"
-            nodes[up.id] = dataclasses.replace(up, **{side: None})
+            nodes[up.id] = record.replace(up, **{side: None})
         elif what == "share":
-            nodes[up.id] = dataclasses.replace(up, left=node.id,
+            nodes[up.id] = record.replace(up, left=node.id,
                                                right=node.id)
         else:
-            nodes[node.id] = dataclasses.replace(
+            nodes[node.id] = record.replace(
                 node, left=node.id if up is None else up.id)
         new.allocated = len(tree.nodes) + len(tree.lost)
         return redump(new)
     if what == "color":
-        node = dataclasses.replace(node,
+        node = record.replace(node,
                                    color="R" if node.color == "B" else "B")
     elif what == "black":
         if node.color == "B":
             raise DebugfsError(errno.EINVAL, "corrupt", "already black")
-        node = dataclasses.replace(node, color="B")
+        node = record.replace(node, color="B")
     elif what == "key":
-        node = dataclasses.replace(node, key=args[1])
+        node = record.replace(node, key=args[1])
     elif what == "parent":
         wrong = next((n.id for n in tree.nodes.values()
                       if n.id not in (node.id, node.parent)), node.id)
-        node = dataclasses.replace(node, parent=wrong)
+        node = record.replace(node, parent=wrong)
     elif what == "aug":
-        node = dataclasses.replace(node, aug=node.aug + 1)
+        node = record.replace(node, aug=node.aug + 1)
     else:
         raise DebugfsError(errno.EINVAL, "corrupt", f"unknown {what!r}")
     nodes[node.id] = node
