@@ -937,6 +937,7 @@ static int rbti_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "nears %llu\n", t->nears);
 	seq_printf(m, "max_nodes %lu\n", READ_ONCE(max_nodes));
 	seq_printf(m, "corrupt %d\n", t->corrupt);
+	seq_printf(m, "dump_lines %llu\n", t->dump_lines);
 	mutex_unlock(&t->lock);
 	kfree(w);
 	return 0;
@@ -1177,6 +1178,7 @@ static void rbti_dump_node(struct rbti_dumper *d, const char *what,
 	struct rb_node *rb = &n->rb;
 	bool lost = *what == 'l';
 
+	d->t->dump_lines++;
 	rbti_text_printf(d->x, "%s %llu %lld %c", what, n->id, n->key,
 			 rb_is_red(rb) ? 'R' : 'B');
 	rbti_text_ref(d, rb_parent(rb), walk_parent);

@@ -139,6 +139,8 @@ struct rbti_text;
  * @found: the result of the last successful find
  * @near: the result of the last successful near
  * @dump: the text of the dump of generation dump->gen, shared by readers
+ * @dump_lines: node and lost lines written into dump texts, ever: what
+ *	dumps cost, which `stats` shows so that a test can bound it
  *
  * The first four members are the container that Santos's
  * RB_DEFINE_INTERFACE() binds to; the other APIs use @root only.
@@ -161,6 +163,7 @@ struct rbti_tree {
 	u64 inserts, erases, finds, nears;
 	struct rbti_result found, near;
 	struct rbti_text *dump;
+	u64 dump_lines;
 };
 
 #define RBTI_MAX_DEPTH	128

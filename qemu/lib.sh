@@ -80,11 +80,11 @@ kernel_build_dir() {
 	echo "$RBTI_CACHE/build-$v-$flavour-$key"
 }
 
-# kernel_configure SRC BUILD LOG FRAGMENT...: the one recipe for a guest
-# kernel's .config: tinyconfig, the fragments merged in order, olddefconfig,
-# then check-config proves no option was silently dropped. Used by
-# build-kernel and qemu/patches.
-kernel_configure() {
+# kernel_merge_config SRC BUILD LOG FRAGMENT...: the one recipe for a guest
+# kernel's .config: tinyconfig, the fragments merged in order, olddefconfig.
+# qemu/patches uses it alone for a commit that predates an option its
+# fragments name; everyone else wants kernel_configure.
+kernel_merge_config() {
 	local src=$1 build=$2 log=$3
 	shift 3
 	make -C "$src" O="$build" tinyconfig >>"$log" 2>&1 ||
@@ -93,6 +93,15 @@ kernel_configure() {
 		die "merge_config.sh failed; see $log"
 	make -C "$src" O="$build" olddefconfig >>"$log" 2>&1 ||
 		die "make olddefconfig failed; see $log"
+}
+
+# kernel_configure SRC BUILD LOG FRAGMENT...: kernel_merge_config, then
+# check-config proves no option was silently dropped. Used by build-kernel
+# and qemu/patches.
+kernel_configure() {
+	kernel_merge_config "$@"
+	local build=$2
+	shift 3
 	"$QEMU_DIR/check-config" "$build/.config" "$@" ||
 		die "merged config of $build lacks options the fragments ask for"
 }

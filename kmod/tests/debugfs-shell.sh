@@ -829,6 +829,56 @@ test_dump_stale() {
 	put "$D/$t/clear" 1
 }
 
+# dd_dump TREE OUT: read TREE's dump into OUT in 64-byte read() calls;
+# prints the number of reads that returned data (dd's "FULL+PARTIAL
+# records in": a read returns whole lines, so most are partial).
+dd_dump() {
+	dd if="$D/$1/dump" of="$2" bs=64 2>"$TMP/dd"
+	read -r _r _ <"$TMP/dd"
+	echo $((${_r%%+*} + ${_r#*+}))
+}
+
+# A dump costs O(n) however it is read: `stats` counts the node lines the
+# module has formatted (dump_lines), and reading a dump in small pieces,
+# by two readers at once, or again after the tree changed, formats each
+# node once per tree generation. A dump rebuilt, or re-walked up to the
+# file position, at every read() would format about n lines per read: with
+# 500 nodes in ~200 reads, ~100000 instead of 500. (No timing: the bound is
+# on work done.)
+test_dump_cost() {
+	t=santos
+	n=500
+	put "$D/$t/clear" 1
+	put "$D/$t/insert" "$(seq -s ' ' 1 $n)"
+	d0=$(stat_field "$t" dump_lines)
+	reads=$(dd_dump "$t" "$TMP/small")
+	d1=$(stat_field "$t" dump_lines)
+	is "dump cost: read in 64-byte pieces, the dump is whole" \
+		"$(tail -n1 "$TMP/small") $(grep -c '^node ' "$TMP/small")" "end $n $n"
+	is "dump cost: that took many reads" "$([ "$reads" -ge 100 ] && echo yes || echo "$reads")" yes
+	is "dump cost: $reads reads formatted each node once" "$((d1 - d0))" "$n"
+	exec 3<"$D/$t/dump"
+	IFS= read -r first <&3
+	dd_dump "$t" "$TMP/second" >/dev/null
+	cat <&3 >"$TMP/rest"
+	exec 3<&-
+	d2=$(stat_field "$t" dump_lines)
+	is "dump cost: two readers of one generation share one text" \
+		"$((d2 - d1)) $(tail -n1 "$TMP/second") $(tail -n1 "$TMP/rest")" "$n end $n end $n"
+	exec 3<"$D/$t/dump"
+	IFS= read -r first <&3
+	put "$D/$t/insert" $((n + 1))
+	cat <&3 >"$TMP/rest"
+	exec 3<&-
+	d3=$(stat_field "$t" dump_lines)
+	dd_dump "$t" "$TMP/again" >/dev/null
+	d4=$(stat_field "$t" dump_lines)
+	is "dump cost: a reader gone stale formats no more; the next dump n + 1" \
+		"$(cat "$TMP/rest") $((d3 - d2)) $((d4 - d3)) $(tail -n1 "$TMP/again")" \
+		"error stale $n $((n + 1)) end $((n + 1))"
+	put "$D/$t/clear" 1
+}
+
 # Hints: KEY@HINT in insert, "KEY HINT" in near, I and N in ops.
 test_hints() {
 	for t in $TREES; do
@@ -943,6 +993,7 @@ else
 	test_dup_order
 	test_query_files
 	test_dump_stale
+	test_dump_cost
 	test_hints
 	test_total_nodes
 fi
