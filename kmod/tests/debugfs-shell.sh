@@ -615,6 +615,12 @@ test_corrupt_errnos() {
 	put_ok "clear works in corrupt mode" "$D/$t/clear" 1
 	is "clear leaves corrupt mode" "$(stat_field "$t" corrupt)" 0
 	put_ok "insert works again after clear" "$D/$t/insert" 1
+	# A failure with no node to blame (an empty tree) says "node -".
+	put "$D/$t/clear" 1
+	put_ok "corrupt count on an empty tree" "$D/$t/corrupt" count
+	is "check blames no node on an empty tree" "$(line "$D/$t/check")" \
+		"fail count node -: cached count is 1, 0 nodes reachable"
+	put_ok "clear leaves corrupt mode on an empty tree" "$D/$t/clear" 1
 
 	# A wrong parent pointer does not derail dump, find or near.
 	t=santos_dup

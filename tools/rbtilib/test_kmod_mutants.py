@@ -66,3 +66,36 @@ def test_guest_markers_are_parsed():
                            "begin suite kunit\n", verdict)
     assert verdict.runs == {"fuzz 1": "K", "fuzz 2": "R", "fuzz 3": "-"}
     assert died == "suite kunit"
+
+
+def load_fuzz_seed():
+    import importlib.machinery
+    import importlib.util
+    path = os.path.join(os.path.dirname(RUN), "fuzz-seed")
+    loader = importlib.machinery.SourceFileLoader("fuzz_seed", path)
+    spec = importlib.util.spec_from_loader("fuzz_seed", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_fuzz_seed_verdicts_on_the_fake(tmp_path, capsys):
+    """The guest's per-seed fuzz: 0 on a sound fake, 1 on one with a stale
+    cache, without shrinking (no repro written)."""
+    import argparse
+    from rbtilib.testing import FakeDebugfs
+    seed = load_fuzz_seed()
+    args = argparse.Namespace(ops=1500, limit=60, out=str(tmp_path),
+                              hint=None)
+    assert seed.one(FakeDebugfs(), 1, args) == 0
+
+    class Stale(FakeDebugfs):
+        def stats(self, name):
+            out = super().stats(name)
+            if "count" in out and out["count"] > 3:
+                out["count"] += 1
+            return out
+    assert seed.one(Stale(), 1, args) == 1
+    assert "FAIL" in capsys.readouterr().out
+    assert not any(f.endswith(".json") for _, _, fs in os.walk(tmp_path)
+                   for f in fs)
