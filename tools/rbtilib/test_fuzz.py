@@ -559,6 +559,72 @@ class StaleLeftmost(FakeDebugfs):
         self.stale.pop(name, None)
 
 
+def _rightmost(rb):
+    last = rb.root
+    while last and last.right:
+        last = last.right
+    return last
+
+
+class StaleRightmost(FakeDebugfs):
+    """The mirror image: erasing the maximum leaves the cached rightmost
+    stale until a new maximum is inserted (mutant stale-rightmost)."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.stale = {}
+
+    def _do(self, rb, info, op, key):
+        name = info.name
+        last = _rightmost(rb)
+        line = super()._do(rb, info, op, key)
+        if op == "e" and last is not None and line == f"erased {last.id}":
+            self.stale.setdefault(name, last.id)
+        if op == "i" and line.startswith("ok ") and \
+                _rightmost(rb).id == int(line.split()[1]):
+            self.stale.pop(name, None)
+        return line
+
+    def dump(self, name):
+        tree = super().dump(name)
+        if name in self.stale and "rightmost" in tree.flags and tree.nodes:
+            tree.rightmost = self.stale[name]
+        return tree
+
+    def clear(self, name):
+        super().clear(name)
+        self.stale.pop(name, None)
+
+
+def test_stale_rightmost_mutant_caught_on_ten_seeds():
+    """Seed 2 erased no maximum of a non-empty tree before POP_EVERY."""
+    caught = 0
+    for seed in range(1, 11):
+        cfg = fuzz.Config(ops=10000, seed=seed, progress=0,
+                          shrink_tests=50)
+        _, failure = run(StaleRightmost(), cfg, ["santos"])
+        caught += failure is not None and failure.what in ("rightmost",
+                                                           "dump")
+    assert caught == 10
+
+
+def test_pop_phase_comes_regularly():
+    ops = all_ops(ops=10000, seed=2)
+    # Runs of the pop phase erase the extremes; none is far apart.
+    present, gap, worst = set(), 0, 0
+    for code, key in ops:
+        code = fuzz.HINT_CODES.get(code, code.lower())
+        if code == "e" and present and key in (min(present), max(present)):
+            worst, gap = max(worst, gap), 0
+        else:
+            gap += 1
+        if code == "i":
+            present.add(key)
+        elif code == "e":
+            present.discard(key)
+    assert worst <= 3500
+
+
 def test_stale_leftmost_mutant_caught_on_ten_seeds():
     caught = 0
     for seed in range(1, 11):
