@@ -15,7 +15,7 @@ export QUICK
 SUITES ?=
 export SUITES
 
-.PHONY: help deps kernel module run test shell check bench patches clean distclean
+.PHONY: help deps kernel module run test shell check bench patches mutants coverage clean distclean
 
 help:
 	@echo "make run        install what is missing, build, boot the guest, run the demo"
@@ -25,6 +25,11 @@ help:
 	@echo "make check      static checks only: checkpatch, W=1, sparse"
 	@echo "make bench      benchmarks on the host and in the guest (QUICK=1: short)"
 	@echo "make patches    the API as a patch series on a copy of the 6.1 tree"
+	@echo "make mutants    build each mutant of kmod/tests/mutants, fuzz it on 10 seeds and"
+	@echo "                run debugfs-shell and kunit on it; table in out/mutants/table.md"
+	@echo "                (MUTANTS='a b': only those; MUTANT_ARGS: more options of its run)"
+	@echo "make coverage   the guest suites on a gcov build of the module; line and branch"
+	@echo "                coverage of kmod/*.c in out/coverage (summary.txt, uncovered.txt)"
 	@echo "make clean      remove out/; make distclean also drops $(RBTI_CACHE)"
 
 deps:
@@ -53,6 +58,15 @@ bench: deps
 
 patches: deps
 	@qemu/patches
+
+# Not part of make test: a boot (and a module build) per mutant.
+MUTANTS ?=
+MUTANT_ARGS ?=
+mutants: deps kernel
+	@kmod/tests/mutants/run $(MUTANT_ARGS) $(MUTANTS)
+
+coverage: deps
+	@qemu/coverage
 
 clean:
 	rm -rf "$(RBTI_OUT)"

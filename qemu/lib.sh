@@ -54,7 +54,9 @@ flavour_fragments() {
 	case $1 in
 	fast) echo "$QEMU_DIR/config/base.config" ;;
 	debug) echo "$QEMU_DIR/config/base.config $QEMU_DIR/config/debug.config" ;;
-	*) die "unknown kernel flavour '$1' (fast or debug)" ;;
+	# gcov for `make coverage` (qemu/coverage).
+	coverage) echo "$QEMU_DIR/config/base.config $QEMU_DIR/config/coverage.config" ;;
+	*) die "unknown kernel flavour '$1' (fast, debug or coverage)" ;;
 	esac
 }
 

@@ -171,6 +171,23 @@ stat_field() {
 	done <"$D/$1/stats"
 }
 
+# black_under_red TREE: key of the first node, in the dump's preorder, that
+# is black with a red parent. Flipping it to red breaks red-red at that
+# node before any black-height mismatch can be seen (the nodes before it
+# in preorder are outside its subtree, so their paths keep their counts).
+black_under_red() {
+	_reds=" "
+	while read -r _f _id _key _c _; do
+		[ "$_f" = node ] && [ "$_c" = R ] && _reds="$_reds$_id "
+	done <"$D/$1/dump"
+	while read -r _f _id _key _c _p _; do
+		[ "$_f" = node ] && [ "$_c" = B ] || continue
+		case $_reds in
+		*" $_p "*) echo "$_key"; return ;;
+		esac
+	done <"$D/$1/dump"
+}
+
 # node_field TREE FIELD MATCH VALUE: field FIELD (2 id, 3 key, 4 colour,
 # 5 parent) of the first node line whose field MATCH is VALUE, or whose
 # colour is VALUE's and which is not the root if MATCH is "color".
@@ -567,6 +584,8 @@ test_corrupt_classes() {
 		fill "$t"
 		corrupt_case "$t" "color of a black non-root node" "color $(node_field "$t" key color B)" "black-height red-red"
 		fill "$t"
+		corrupt_case "$t" "color of a black node under a red one" "color $(black_under_red "$t")" red-red
+		fill "$t"
 		corrupt_case "$t" "black on a red node" "black $(node_field "$t" key color R)" black-height
 		corrupt_case "$t" "key of the first node" "key 1 100" order
 		fill "$t"
@@ -615,6 +634,12 @@ test_corrupt_errnos() {
 	put_ok "clear works in corrupt mode" "$D/$t/clear" 1
 	is "clear leaves corrupt mode" "$(stat_field "$t" corrupt)" 0
 	put_ok "insert works again after clear" "$D/$t/insert" 1
+	# A failure with no node to blame (an empty tree) says "node -".
+	put "$D/$t/clear" 1
+	put_ok "corrupt count on an empty tree" "$D/$t/corrupt" count
+	is "check blames no node on an empty tree" "$(line "$D/$t/check")" \
+		"fail count node -: cached count is 1, 0 nodes reachable"
+	put_ok "clear leaves corrupt mode on an empty tree" "$D/$t/clear" 1
 
 	# A wrong parent pointer does not derail dump, find or near.
 	t=santos_dup

@@ -10,6 +10,11 @@ runs, heavy erasing, and ``near``/``find`` at and beyond the extremes.
 Most ops go to the module in ``ops`` batches of *batch* ops; about one in
 *single* goes through the single-op files (``insert``, ``find``,
 ``erase``, ``near``) instead, written as an upper-case code (``I 5``).
+About one insert or near in *hint* is hinted (code ``h`` or ``m``): on
+the Santos trees it goes as ``I KEY HINTKEY`` or ``N KEY HINTKEY``, so that
+the climb from a hint (insert_near, find_near) is fuzzed too, and on the
+other trees as a plain ``i`` or ``n``.  The hint key is a function of the
+key alone (:func:`hint_of`), so a shrunk repro keeps its hints.
 
 Every result line is compared with the model (keys always, node ids
 wherever the model knows them); any reply that does not parse is a
@@ -44,6 +49,14 @@ from .model import Model
 from .shrink import ddmin
 
 OP_CODES = "ifen"
+HINT_CODES = {"h": "i", "m": "n"}
+"""Hinted insert and near, and the plain op each is on a tree without
+hints (and in the model)."""
+HINT_OFFSETS = (0, -1, 1, -2, 2, -3, 3, -5, 5, -9, 9, -17, 17, -40, 40,
+                -1000)
+"""Hint key minus key, picked by a hash of the key: mostly near neighbours,
+which on dense and clustered keys are often present, so the climb starts
+low in the tree and stops at various heights."""
 SINGLE_CODES = "IFEN"
 """Upper case: the same op through the single-op file (``insert`` ...)."""
 BATCH_OPS = 256
@@ -57,6 +70,11 @@ KEY_MODES = ("mixed", "dense", "full", "cluster")
 PHASES = ("mixed", "grow", "drain", "ascending", "descending", "erase",
           "pop", "edges")
 PHASE_WEIGHTS = (40, 6, 5, 6, 6, 8, 8, 3)
+POP_EVERY = 1500
+"""With phases, a short ``pop`` phase (erasing the minimum or the maximum,
+where the caches change) comes at least every this many ops: left to
+chance, a 10,000-op run could erase no maximum of a large tree while
+others remained (seed 2 did not, and a stale rightmost cache survived)."""
 
 
 @dataclass
@@ -82,6 +100,7 @@ class Config:
     single: int = 128
     grow: int = 0
     module_check: bool = True
+    hint: int = 4
 
 
 def resolve_seed(config: Config) -> int:
@@ -157,6 +176,22 @@ def _clamp(key: int) -> int:
     return S64_MIN if key < S64_MIN else S64_MAX if key > S64_MAX else key
 
 
+def hint_of(key: int) -> int:
+    """The hint key of a hinted op on *key* (a function of *key* only)."""
+    mixed = ((key * 0x9E3779B97F4A7C15) >> 24) & 0xFFFF
+    return _clamp(key + HINT_OFFSETS[mixed % len(HINT_OFFSETS)])
+
+
+def op_text(code: str, key: int, hints: bool) -> str:
+    """The ``ops`` line of one op: hinted ops carry their hint key on a
+    tree with *hints* and are plain ops elsewhere."""
+    if code in HINT_CODES:
+        if hints:
+            return f"{HINT_CODES[code].upper()} {key} {hint_of(key)}\n"
+        code = HINT_CODES[code]
+    return f"{code} {key}\n"
+
+
 class OpStream:
     """The seed's ops, phase by phase.
 
@@ -171,6 +206,7 @@ class OpStream:
         self.rng = random.Random(rng.getrandbits(64))
         self.code_rng = random.Random(rng.getrandbits(64))
         self.key_rng = random.Random(rng.getrandbits(64))
+        self.hint_rng = random.Random(rng.getrandbits(64))
         self.present: list = []         # distinct keys
         self.where: dict = {}           # key -> index in present
         self.counts: dict = {}          # key -> nodes a dup tree has
@@ -310,14 +346,21 @@ class OpStream:
         return codes, keys
 
     def _route(self, codes: list) -> list:
-        """Send about one op in *single* through the single-op files."""
-        single = self.config.single
+        """Send about one op in *single* through the single-op files, and
+        hint about one insert or near in *hint* (only with phases)."""
+        single, hint = self.config.single, self.config.hint
+        if hint and self.config.phases:
+            rand = self.hint_rng.random
+            codes = ["h" if c == "i" and rand() * hint < 1 else
+                     "m" if c == "n" and rand() * hint < 1 else c
+                     for c in codes]
         if not single or not codes:
             return codes
         n = len(codes) // single + (self.rng.random() <
                                     len(codes) % single / single)
         for pos in self.rng.sample(range(len(codes)), min(n, len(codes))):
-            codes[pos] = codes[pos].upper()
+            if codes[pos] in OP_CODES:
+                codes[pos] = codes[pos].upper()
         return codes
 
     def ops(self) -> Iterator[tuple[list, list]]:
@@ -327,11 +370,14 @@ class OpStream:
         plan = []
         if cfg.grow:
             plan = [("grow", cfg.grow), ("drain", 0)]
+        since_pop = 0
         while left > 0:
             if plan:
                 name, n = plan.pop(0)
             elif not cfg.phases:
                 name, n = "mixed", left
+            elif since_pop >= POP_EVERY:
+                name, n = "pop", self.rng.randint(5, 40)
             else:
                 name = self.rng.choices(PHASES, weights=PHASE_WEIGHTS)[0]
                 n = self.rng.randint(50, 2000)
@@ -345,6 +391,7 @@ class OpStream:
             codes, keys = codes[:left], keys[:left]
             self._track(codes, keys)
             left -= len(codes)
+            since_pop = 0 if name == "pop" else since_pop + len(codes)
             yield self._route(list(codes)), keys
 
 
@@ -372,15 +419,20 @@ def generate(config: Config) -> Iterator[tuple[list[str], list[int]]]:
         done += n
 
 
-def batches(codes: list[str], keys: list[int]) -> Iterator[tuple[int, str]]:
-    """Split ops into ``(start, text)`` writes below the 256 KiB limit."""
-    text = "".join([f"{c} {k}\n" for c, k in zip(codes, keys)])
+def batches(codes: list[str], keys: list[int],
+            hints: bool = False) -> Iterator[tuple[int, str]]:
+    """Split ops into ``(start, text)`` writes below the 256 KiB limit;
+    hinted ops with their hints if *hints* (see :func:`op_text`)."""
+    if any(c in HINT_CODES for c in codes):
+        text = "".join([op_text(c, k, hints) for c, k in zip(codes, keys)])
+    else:
+        text = "".join([f"{c} {k}\n" for c, k in zip(codes, keys)])
     if len(text) < WRITE_LIMIT or len(codes) == 1:
         yield 0, text
         return
     half = len(codes) // 2
-    yield from batches(codes[:half], keys[:half])
-    for start, part in batches(codes[half:], keys[half:]):
+    yield from batches(codes[:half], keys[:half], hints)
+    for start, part in batches(codes[half:], keys[half:], hints):
         yield half + start, part
 
 
@@ -408,6 +460,9 @@ class TreeRun:
         self.info = info
         self.model = model_factory(info)
         self.module_check = module_check
+        self.hints = info.api == "santos"
+        """Whether hinted ops carry their hint (the Santos API has
+        insert_near and find_near)."""
         self.seen: set = set()
         self.done = 0
         self.since_check = 0
@@ -444,7 +499,7 @@ class TreeRun:
         """
         try:
             if parts is None and not any(c.isupper() for c in codes):
-                parts = list(batches(codes, keys))
+                parts = list(batches(codes, keys, self.hints))
             if parts is not None:
                 failure = self._parts(codes, keys, parts)
                 if failure:
@@ -454,7 +509,8 @@ class TreeRun:
                 sub, subkeys = codes[start:end], keys[start:end]
                 failure = (self._singles(sub, subkeys) if sub[0].isupper()
                            else self._parts(sub, subkeys,
-                                            list(batches(sub, subkeys))))
+                                            list(batches(sub, subkeys,
+                                                         self.hints))))
                 if failure:
                     return failure
         except ValueError as e:
@@ -524,15 +580,16 @@ class TreeRun:
         for code, key, line in zip(codes, keys, lines):
             self.done += 1
             self.since_check += 1
-            if code == "f":
+            op = HINT_CODES.get(code, code)
+            if op == "f":
                 counted["finds"] += 1
                 nid = find(key)
                 want = "ENOENT" if nid is None else f"found {nid} {key}"
-            elif code == "n":
+            elif op == "n":
                 counted["nears"] += 1
                 got = near(key)
                 want = "ENOENT" if got is None else f"near {got[0]} {got[1]}"
-            elif code == "e":
+            elif op == "e":
                 nid = find(key)
                 if nid is None:
                     want = "ENOENT"
@@ -922,10 +979,13 @@ class Fuzzer:
             for codes, keys in (generate(cfg) if not failure else ()):
                 self.history.extend(zip(codes, keys))
                 applied = len(self.history)
-                parts = None if any(c.isupper() for c in codes) \
-                    else list(batches(codes, keys))
+                single = any(c.isupper() for c in codes)
+                parts: dict = {}        # hints -> batches, formatted once
                 for run in runs:
-                    failure = run.run(codes, keys, parts)
+                    if not single and run.hints not in parts:
+                        parts[run.hints] = list(batches(codes, keys,
+                                                        run.hints))
+                    failure = run.run(codes, keys, parts.get(run.hints))
                     if not failure and (run.due(cfg.check_every)
                                         or applied == cfg.ops):
                         failure = run.check()

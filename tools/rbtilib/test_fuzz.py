@@ -411,9 +411,13 @@ def test_default_sequence_covers_the_key_space_and_routes():
     assert sum(0 <= k <= 255 for k in keys) > 10000
     assert sum(abs(k) > 2**40 for k in keys) > 1000
     codes = {c for c, _ in ops}
-    assert codes == set("ifenIFEN")
+    assert codes == set("ifenIFENhm")
     singles = sum(c.isupper() for c, _ in ops)
     assert 60000 // 256 < singles < 60000 // 64
+    # About one insert or near in 4 hinted.
+    for plain, hinted in (("i", "h"), ("n", "m")):
+        n = sum(c == hinted for c, _ in ops)
+        assert 0.15 < n / (n + sum(c == plain for c, _ in ops)) < 0.35
     # near at and beyond the extremes.
     assert ("n", -2**63) in ops and ("n", 2**63 - 1) in ops
 
@@ -436,7 +440,7 @@ def test_phases_reach_empty_and_run_in_order():
     empty_after_growth = False
     ops = all_ops(ops=40000, seed=5)
     for code, key in ops:
-        code = code.lower()
+        code = fuzz.HINT_CODES.get(code, code.lower())
         if code == "i":
             model.add(key, 0)
         elif code == "e":
@@ -445,7 +449,7 @@ def test_phases_reach_empty_and_run_in_order():
             empty_after_growth = True
     assert empty_after_growth
     runs = [ops[i:i + 30] for i in range(0, len(ops) - 30)
-            if all(c == "i" for c, _ in ops[i:i + 30])]
+            if all(c in "ih" for c, _ in ops[i:i + 30])]
     assert any(all(b[1] == a[1] + 1 for a, b in zip(r, r[1:])) for r in runs)
     assert any(all(b[1] == a[1] - 1 for a, b in zip(r, r[1:])) for r in runs)
     assert cfg.seed == 5
@@ -555,6 +559,72 @@ class StaleLeftmost(FakeDebugfs):
         self.stale.pop(name, None)
 
 
+def _rightmost(rb):
+    last = rb.root
+    while last and last.right:
+        last = last.right
+    return last
+
+
+class StaleRightmost(FakeDebugfs):
+    """The mirror image: erasing the maximum leaves the cached rightmost
+    stale until a new maximum is inserted (mutant stale-rightmost)."""
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        self.stale = {}
+
+    def _do(self, rb, info, op, key):
+        name = info.name
+        last = _rightmost(rb)
+        line = super()._do(rb, info, op, key)
+        if op == "e" and last is not None and line == f"erased {last.id}":
+            self.stale.setdefault(name, last.id)
+        if op == "i" and line.startswith("ok ") and \
+                _rightmost(rb).id == int(line.split()[1]):
+            self.stale.pop(name, None)
+        return line
+
+    def dump(self, name):
+        tree = super().dump(name)
+        if name in self.stale and "rightmost" in tree.flags and tree.nodes:
+            tree.rightmost = self.stale[name]
+        return tree
+
+    def clear(self, name):
+        super().clear(name)
+        self.stale.pop(name, None)
+
+
+def test_stale_rightmost_mutant_caught_on_ten_seeds():
+    """Seed 2 erased no maximum of a non-empty tree before POP_EVERY."""
+    caught = 0
+    for seed in range(1, 11):
+        cfg = fuzz.Config(ops=10000, seed=seed, progress=0,
+                          shrink_tests=50)
+        _, failure = run(StaleRightmost(), cfg, ["santos"])
+        caught += failure is not None and failure.what in ("rightmost",
+                                                           "dump")
+    assert caught == 10
+
+
+def test_pop_phase_comes_regularly():
+    ops = all_ops(ops=10000, seed=2)
+    # Runs of the pop phase erase the extremes; none is far apart.
+    present, gap, worst = set(), 0, 0
+    for code, key in ops:
+        code = fuzz.HINT_CODES.get(code, code.lower())
+        if code == "e" and present and key in (min(present), max(present)):
+            worst, gap = max(worst, gap), 0
+        else:
+            gap += 1
+        if code == "i":
+            present.add(key)
+        elif code == "e":
+            present.discard(key)
+    assert worst <= 3500
+
+
 def test_stale_leftmost_mutant_caught_on_ten_seeds():
     caught = 0
     for seed in range(1, 11):
@@ -602,3 +672,55 @@ def test_module_mutants_all_apply():
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count("ok - ") >= 7
+
+
+def test_hinted_ops_carry_their_hint_on_santos_trees_only():
+    assert fuzz.hint_of(5) == fuzz.hint_of(5)
+    assert {fuzz.hint_of(k) - k for k in range(2000)} == \
+        set(fuzz.HINT_OFFSETS)
+    assert fuzz.hint_of(2**63 - 1) <= 2**63 - 1
+    assert fuzz.hint_of(-2**63) >= -2**63
+    codes, keys = ["h", "m", "i", "n"], [7, 9, 7, 9]
+    (_, santos), = fuzz.batches(codes, keys, hints=True)
+    (_, plain), = fuzz.batches(codes, keys)
+    assert santos == (f"I 7 {fuzz.hint_of(7)}\nN 9 {fuzz.hint_of(9)}\n"
+                      "i 7\nn 9\n")
+    assert plain == "i 7\nn 9\ni 7\nn 9\n"
+    # No hints without phases, nor with hint=0.
+    assert not {"h", "m"} & {c for c, _ in all_ops(ops=3000, seed=1,
+                                                  hint=0)}
+    assert not {"h", "m"} & {c for codes, _ in fuzz.generate(config())
+                             for c in codes}
+
+
+def test_a_wrong_hinted_near_is_caught_and_replays(tmp_path):
+    """A "module" whose find_near from a hint returns the key itself when
+    present (as a climb that takes an equal ancestor for the bound after
+    the key would): only hinted ops show it, and the fuzzer catches it,
+    on the Santos trees only, with a repro that keeps the hinted op."""
+    def fault(tree, op, key, line):
+        if op == "N" and key in present.get(tree, set()):
+            return f"near 999999 {key}"
+        return line
+
+    present: dict = {}
+
+    class Tracking(FakeDebugfs):
+        """Knows the keys present before each op (one op a write)."""
+
+        def ops(self, name, batch):
+            out = []
+            for line in batch.splitlines():
+                present[name] = {n.key for n in self._trees[name]._preorder()}
+                out.append(super().ops(name, line))
+            return "".join(out)
+
+    driver = Tracking(fault=fault)
+    cfg = fuzz.Config(ops=2000, seed=3, progress=0, shrink_tests=300)
+    f, failure = run(driver, cfg, ["santos", "mainline"], tmp_path=tmp_path)
+    assert failure is not None and failure.tree == "santos", failure
+    assert failure.kind == "mismatch" and failure.what == "m"
+    assert any(c == "m" for c, _ in f.shrunk)
+    assert fuzz.replay_ops(driver, INFO["santos"], f.shrunk) is not None
+    # The same ops on mainline, where hinted ops go plain, pass.
+    assert fuzz.replay_ops(driver, INFO["mainline"], f.shrunk) is None

@@ -405,7 +405,8 @@ class FakeDebugfs:
     With *allocated* (the default) its dumps have the contract's ``nodes``
     line, like the module after issue 12; without it, like the old one.
 
-    *fault*, if given, is called as ``fault(tree, op, key, line)`` for
+    *fault*, if given, is called as ``fault(tree, op, key, line)`` (op
+    ``I`` or ``N`` for a hinted insert or near) for
     every ops result line and returns the line to report, so tests can
     make the "module" wrong on purpose.
     """
@@ -448,17 +449,24 @@ class FakeDebugfs:
             words = line.split()
             if not words:
                 continue
-            if len(words) != 2 or words[0] not in ("i", "f", "e", "n"):
+            # I KEY HINTKEY, N KEY HINTKEY: hinted, Santos trees only
+            # (the hint changes no result, so it is only parsed here).
+            hinted = len(words) == 3 and words[0] in ("I", "N") and \
+                info.api == "santos"
+            if not hinted and (len(words) != 2 or
+                               words[0] not in ("i", "f", "e", "n")):
                 raise DebugfsError(errno.EINVAL, name, line)
+            if hinted:
+                int(words[2])
             parsed.append((words[0], int(words[1])))
         if not parsed:
             raise DebugfsError(errno.EINVAL, name, "empty batch")
-        inserts = sum(op == "i" for op, _ in parsed)
+        inserts = sum(op in ("i", "I") for op, _ in parsed)
         if rb.count + inserts > self.max_nodes:
             raise DebugfsError(errno.ENOSPC, name)
         out = []
         for op, key in parsed:
-            line = self._op(rb, info, op, key)
+            line = self._op(rb, info, op.lower(), key)
             if self.fault:
                 line = self.fault(name, op, key, line)
             out.append(line + "\n")

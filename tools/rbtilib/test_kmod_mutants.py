@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kmod/tests/mutants: every mutant still applies (its search text occurs
+exactly once in its file), so a mutant whose text rots fails make test
+rather than `make mutants` much later."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+RUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                   os.pardir, "kmod", "tests", "mutants", "run")
+
+
+def load():
+    """kmod/tests/mutants/run as a module (it has no .py name)."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("mutants_run", RUN)
+    spec = importlib.util.spec_from_loader("mutants_run", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_every_mutant_applies():
+    proc = subprocess.run([sys.executable, RUN, "--check"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("ok - ") >= 10
+
+
+def test_a_rotten_search_text_fails(tmp_path):
+    run = load()
+    mutant = run.Mutant("m", "f.c", "", "a < b", "a <= b")
+    (tmp_path / "f.c").write_text("x = a > b;\n")
+    with pytest.raises(SystemExit, match="found 0 times"):
+        run.apply(mutant, str(tmp_path))
+    (tmp_path / "f.c").write_text("a < b; a < b;\n")
+    with pytest.raises(SystemExit, match="found 2 times"):
+        run.apply(mutant, str(tmp_path))
+    (tmp_path / "f.c").write_text("if (a < b)\n")
+    run.apply(mutant, str(tmp_path))
+    assert (tmp_path / "f.c").read_text() == "if (a <= b)\n"
+
+
+def test_malformed_records_are_rejected():
+    run = load()
+    with pytest.raises(ValueError, match="needs file"):
+        run.parse("=== a\nwhy: x\n-old\n+new\n")
+    with pytest.raises(ValueError, match="equals search"):
+        run.parse("=== a\nfile: f\n-same\n+same\n")
+    with pytest.raises(ValueError, match="twice"):
+        run.parse("=== a\nfile: f\n-x\n+y\n=== a\nfile: f\n-x\n+z\n")
+    assert [m.name for m in run.parse(open(os.path.join(
+        os.path.dirname(RUN), "mutants.txt")).read())]
+
+
+def test_guest_markers_are_parsed():
+    run = load()
+    verdict = run.Verdict()
+    died = run.parse_guest("begin fuzz 1\nend fuzz 1 exit 1 klog 0\n"
+                           "begin fuzz 2\nend fuzz 2 exit 0 klog 2\n"
+                           "begin fuzz 3\nend fuzz 3 exit 0 klog 0\n"
+                           "begin suite kunit\n", verdict)
+    assert verdict.runs == {"fuzz 1": "K", "fuzz 2": "R", "fuzz 3": "-"}
+    assert died == "suite kunit"
+
+
+def load_fuzz_seed():
+    import importlib.machinery
+    import importlib.util
+    path = os.path.join(os.path.dirname(RUN), "fuzz-seed")
+    loader = importlib.machinery.SourceFileLoader("fuzz_seed", path)
+    spec = importlib.util.spec_from_loader("fuzz_seed", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_fuzz_seed_verdicts_on_the_fake(tmp_path, capsys):
+    """The guest's per-seed fuzz: 0 on a sound fake, 1 on one with a stale
+    cache, without shrinking (no repro written)."""
+    import argparse
+    from rbtilib.testing import FakeDebugfs
+    seed = load_fuzz_seed()
+    args = argparse.Namespace(ops=1500, limit=60, out=str(tmp_path),
+                              hint=None)
+    assert seed.one(FakeDebugfs(), 1, args) == 0
+
+    class Stale(FakeDebugfs):
+        def stats(self, name):
+            out = super().stats(name)
+            if "count" in out and out["count"] > 3:
+                out["count"] += 1
+            return out
+    assert seed.one(Stale(), 1, args) == 1
+    assert "FAIL" in capsys.readouterr().out
+    assert not any(f.endswith(".json") for _, _, fs in os.walk(tmp_path)
+                   for f in fs)
