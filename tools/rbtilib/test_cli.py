@@ -1,29 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
 """Tests of the rbti command line against the fake driver."""
 
-import importlib.machinery
-import importlib.util
 import io
 import os
 
 import pytest
 
 from rbtilib import cli, fuzz
-from rbtilib.testing import FakeDebugfs
+from rbtilib.testing import FakeDebugfs, load_script
 
 RBTI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))), "rbti")
 
 
-def load_rbti():
-    loader = importlib.machinery.SourceFileLoader("rbti_cli", RBTI)
-    spec = importlib.util.spec_from_loader("rbti_cli", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-rbti = load_rbti()
+rbti = load_script(RBTI, "rbti_cli")
 
 
 class Unavailable(FakeDebugfs):

@@ -2,22 +2,16 @@
 """Run tools/guest-tests' logic against the fake driver (host check that
 its expectations are consistent; the real run is in the guest)."""
 
-import importlib.machinery
-import importlib.util
 import os
 
-from rbtilib.testing import FakeDebugfs
+from rbtilib.testing import FakeDebugfs, load_script
 
 PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))), "guest-tests")
 
 
 def load():
-    loader = importlib.machinery.SourceFileLoader("guest_tests", PATH)
-    spec = importlib.util.spec_from_loader("guest_tests", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    return load_script(PATH, "guest_tests")
 
 
 def test_guest_tests_pass_on_the_fake(tmp_path, capsys):

@@ -9,19 +9,15 @@ import sys
 
 import pytest
 
+from rbtilib.testing import load_script
+
 RUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
                    os.pardir, "kmod", "tests", "mutants", "run")
 
 
 def load():
     """kmod/tests/mutants/run as a module (it has no .py name)."""
-    import importlib.machinery
-    import importlib.util
-    loader = importlib.machinery.SourceFileLoader("mutants_run", RUN)
-    spec = importlib.util.spec_from_loader("mutants_run", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    return load_script(RUN, "mutants_run")
 
 
 def test_every_mutant_applies():

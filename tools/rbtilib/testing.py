@@ -584,3 +584,15 @@ node 1 10 R 2 - - 1
 node 3 30 R 2 - - 1
 end 3
 """
+
+
+def load_script(path: str, name: str):
+    """The Python script at *path* (no .py name: rbti, guest-tests,
+    kmod/tests/mutants/run) loaded as a module called *name*."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader(name, path)
+    spec = importlib.util.spec_from_loader(name, loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
