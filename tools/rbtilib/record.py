@@ -43,15 +43,11 @@ def record(cls=None, *, frozen: bool = False):
             if name in cls.__dict__:
                 value = cls.__dict__[name]
                 defaults[f"_d_{name}"] = value
+                params.append(f"{name}=_d_{name}")
                 if isinstance(value, factory):
-                    params.append(f"{name}=_d_{name}")
+                    # Made per instance; no factory left on the class.
                     body.append(f"if {name} is _d_{name}: "
                                 f"{name} = _d_{name}.make()")
-                else:
-                    params.append(f"{name}=_d_{name}")
-                # The class attribute would hide nothing; keep the class
-                # clean like dataclasses does for factories.
-                if isinstance(value, factory):
                     delattr(cls, name)
             elif defaults:
                 raise TypeError(f"{cls.__name__}.{name}: a field without a "
