@@ -557,6 +557,12 @@ def address_table(res: Result) -> str:
 # --- drgn ----------------------------------------------------------------
 
 def _drgn():
+    if sys.flags.no_site and "drgn" not in sys.modules:
+        # rbti runs as ``python3 -S`` (its start-up in the debug guest
+        # skips the .pth files of unrelated packages); drgn lives in
+        # dist-packages, which only the site module puts on sys.path.
+        import site
+        site.main()
     try:
         import drgn
     except ImportError:

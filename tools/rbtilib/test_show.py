@@ -123,3 +123,24 @@ def test_show_starts_without_heavy_imports(tmp_path):
     heavy = {"dataclasses", "inspect", "typing", "shutil", "ast", "bz2",
              "lzma", "rbtilib.kernel", "rbtilib.fuzz"}
     assert not loaded & heavy, sorted(loaded & heavy)
+
+
+def test_rbti_runs_without_site_and_kernel_still_finds_drgn():
+    """rbti's shebang is ``python3 -S`` (site's .pth hooks are a third of
+    its start in the guest); the one subcommand that needs dist-packages
+    (drgn, for `rbti kernel`) must still find it."""
+    import os
+    import subprocess
+    import sys
+    tools = os.path.join(os.path.dirname(__file__), os.pardir)
+    with open(os.path.join(tools, "rbti")) as f:
+        assert f.readline().split() == ["#!/usr/bin/python3", "-S"]
+    code = ("import sys\n"
+            f"sys.path.insert(0, {os.path.abspath(tools)!r})\n"
+            "assert 'site' not in sys.modules\n"
+            "from rbtilib import kernel\n"
+            "print(kernel._drgn().__name__)\n")
+    out = subprocess.run([sys.executable, "-S", "-c", code],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "drgn\n"
