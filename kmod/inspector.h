@@ -10,6 +10,7 @@
 #ifndef _RBTREE_INSPECTOR_H
 #define _RBTREE_INSPECTOR_H
 
+#include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -291,5 +292,23 @@ extern const struct rbti_tree_ops rbti_santos_dup_ops;
 extern const struct rbti_tree_ops rbti_santos_aug_ops;
 extern const struct rbti_tree_ops rbti_santos_replace_ops;
 extern const struct rbti_tree_ops rbti_mainline_ops;
+
+/**
+ * rbti_count() - the count a tree reports
+ * @t: the tree, locked
+ *
+ * Return: the API's cached count if the tree has %RBTI_COUNT, else the
+ * number of nodes allocated for it.
+ */
+static inline unsigned long rbti_count(const struct rbti_tree *t)
+{
+	return t->ops->flags & RBTI_COUNT ? t->count : t->nodes;
+}
+
+/* The names of the RBTI_* flags by bit, as DEBUGFS.md spells them. */
+extern const char *const rbti_flag_names[RBTI_NR_FLAGS];
+
+/* The `dump` file of a tree (inspector_dump.c); i_private is the tree. */
+extern const struct file_operations rbti_dump_fops;
 
 #endif /* _RBTREE_INSPECTOR_H */
