@@ -12,7 +12,9 @@ Allocation failure is injected with failslab, two ways:
   thread's ``make-it-fail``: the first allocation of the write fails.
 
 A failed write must return ENOMEM and leave the tree byte for byte as it
-was; a write that succeeds must have applied everything.  Leaks on the
+was; a write that succeeds must have applied everything.  A failed read
+of ``dump``, ``check`` or ``stats`` must return ENOMEM and nothing else,
+and the next read on the same descriptor the whole text.  Leaks on the
 error paths are caught by the final kmemleak scan (lifecycle).
 """
 
@@ -102,6 +104,15 @@ def failslab(rep: Reporter, dfs: Debugfs, infos: list[TreeInfo],
             for info in infos:
                 for kind in ("insert", "ops"):
                     rep.expect(*_each_site(rep, dfs, info, kind, nkeys, nth))
+            for info in infos:
+                for fname in READ_FILES:
+                    rep.expect(*_each_read_site(rep, dfs, info, fname, nth))
+            # A dump naming a pointer it did not follow (a corrupted
+            # parent) sorts the tree's nodes by address: one more site.
+            with Param("allow_corrupt", "1"):
+                info = infos[0]
+                rep.expect(*_each_read_site(rep, dfs, info, "dump", nth,
+                                            corrupt="parent 4"))
         finally:
             nth.close()
         for info in infos:
@@ -177,6 +188,71 @@ def _each_site(rep: Reporter, dfs: Debugfs, info: TreeInfo, kind: str,
     return bad, (f"{name}: {kind} of {nkeys} keys with allocation site "
                  f"1..{site - 1} failed in turn: {enomem} x ENOMEM, tree "
                  "unchanged each time, applied whole otherwise")
+
+
+READ_FILES = ("dump", "check", "stats")
+
+
+def _comparable(fname: str, text: bytes) -> bytes:
+    """*text* without what changes between two reads of an unchanged tree:
+    stats' ``dump_lines`` grows each time a dump text is built."""
+    if fname != "stats":
+        return text
+    return b"".join(line for line in text.splitlines(keepends=True)
+                    if not line.startswith(b"dump_lines "))
+
+
+def _each_read_site(rep: Reporter, dfs: Debugfs, info: TreeInfo, fname: str,
+                    nth: FailNth, corrupt: str = "") -> tuple[list[str], str]:
+    """Fail site 1, 2, ... of a read of *fname*, each on a fresh open."""
+    name = info.name
+    dfs.clear(name)
+    dfs.insert(name, list(range(0, 40, 2)))
+    if corrupt:
+        dfs.corrupt(name, corrupt)
+    path = dfs.path(name, fname)
+    before = files.snapshot(dfs, name)
+    with open(path, "rb") as f:
+        want = _comparable(fname, f.read())
+    bad = []
+    enomem = 0
+    site = 0
+    while site < MAX_SITES:
+        site += 1
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            nth.arm(site)
+            got, data = files.read_fd(fd)
+            fired = nth.disarm()
+            again = files.read_fd(fd) if got == "ENOMEM" else None
+        finally:
+            os.close(fd)
+        rep.count("injected allocation failures", int(fired))
+        if got == "ENOMEM":
+            enomem += 1
+            if data:
+                bad.append(f"site {site}: ENOMEM after {len(data)} bytes")
+            if again is None or again[0] != "ok" or \
+                    _comparable(fname, again[1]) != want:
+                bad.append(f"site {site}: the read after ENOMEM gave "
+                           f"{again and again[0]}, not the whole text")
+        elif got != "ok":
+            bad.append(f"site {site}: {got}, expected ENOMEM or ok")
+        elif _comparable(fname, data) != want:
+            bad.append(f"site {site}: read succeeded with another text")
+        bad += [f"site {site}: {d}"
+                for d in files.diff(before, files.snapshot(dfs, name))]
+        if not fired or bad:
+            break
+    else:
+        bad.append(f"the read still reaches site {MAX_SITES}")
+    if not enomem:
+        bad.append("no injected failure gave ENOMEM")
+    dfs.clear(name)
+    what = f"{corrupt} corrupted, " if corrupt else ""
+    return bad, (f"{name}: {what}read of {fname} with allocation site "
+                 f"1..{site - 1} failed in turn: {enomem} x ENOMEM and "
+                 "nothing else, the next read whole, tree unchanged")
 
 
 def _task_filter(dfs: Debugfs, info: TreeInfo, slab: Failslab,
