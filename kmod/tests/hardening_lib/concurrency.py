@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from rbtilib import fuzz
 from rbtilib.driver import Debugfs, DebugfsError, TreeInfo
+from rbtilib.opstream import generate
 
 from . import files, procs
 from .tap import Reporter
@@ -117,7 +118,7 @@ def worker(plan: Plan, w: int, infos: list[TreeInfo],
                           # Only this worker's block: no phases (they reach
                           # the s64 ends) and no single-op files.
                           key_mode="dense", phases=False, single=0)
-        gens[info.name] = fuzz.generate(cfg)
+        gens[info.name] = generate(cfg)
     ops = reads = 0
     batches = 0
     while gens:
