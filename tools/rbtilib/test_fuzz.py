@@ -11,6 +11,7 @@ from rbtilib.dump import inorder, parse_dump
 from rbtilib.model import Model
 from rbtilib.opstream import generate, resolve_seed
 from rbtilib.testing import CONTRACT_TREES, FakeDebugfs, corrupt_tree
+from rbtilib.treerun import default_model
 
 INFO = {info.name: info for info in CONTRACT_TREES}
 
@@ -24,7 +25,7 @@ def config(**kw) -> fuzz.Config:
     return fuzz.Config(**base)
 
 
-def run(driver, cfg, names=None, model=fuzz.default_model, tmp_path=None):
+def run(driver, cfg, names=None, model=default_model, tmp_path=None):
     infos = [INFO[n] for n in names] if names else driver.trees()
     if tmp_path is not None:
         cfg.out = str(tmp_path)
