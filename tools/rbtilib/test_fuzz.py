@@ -10,6 +10,7 @@ from rbtilib import fuzz
 from rbtilib.dump import inorder, parse_dump
 from rbtilib.model import Model
 from rbtilib.opstream import generate, resolve_seed
+from rbtilib.shrink import read_repro, replay_ops
 from rbtilib.testing import CONTRACT_TREES, FakeDebugfs, corrupt_tree
 from rbtilib.treerun import default_model
 
@@ -62,10 +63,10 @@ def test_wrong_near_is_caught_shrunk_and_replayable(tmp_path):
     data = json.loads(open(f.repro).read())
     assert data["seed"] == 7 and data["tree"] == "santos"
     assert data["ops"] == [list(op) for op in f.shrunk]
-    repro = fuzz.read_repro(f.repro)
-    again = fuzz.replay_ops(driver, INFO["santos"], repro["ops"])
+    repro = read_repro(f.repro)
+    again = replay_ops(driver, INFO["santos"], repro["ops"])
     assert again is not None and again.what == "n"
-    assert fuzz.replay_ops(FakeDebugfs(), INFO["santos"], repro["ops"]) \
+    assert replay_ops(FakeDebugfs(), INFO["santos"], repro["ops"]) \
         is None
 
 
@@ -240,8 +241,8 @@ def test_frames_every_k_ops_per_tree(tmp_path, viz):
             dump = parse_dump((tmp_path / tree / fr["file"])
                               .with_suffix(".dump").read_text())
             again = FakeDebugfs()
-            if fuzz.replay_ops(again, INFO[tree],
-                               f.history[:fr["last_op"]]) is not None:
+            if replay_ops(again, INFO[tree],
+                          f.history[:fr["last_op"]]) is not None:
                 raise AssertionError("replay failed")
             assert [n.key for n in inorder(dump)] == \
                 [n.key for n in inorder(again.dump(tree))]
@@ -385,7 +386,7 @@ def test_unparseable_reply_is_a_failure_with_a_repro(tmp_path):
                      tmp_path=tmp_path)
     assert failure is not None and failure.kind == "reply"
     assert "unparseable" in failure.message
-    assert f.repro and fuzz.read_repro(f.repro)["ops"] == [["i", 0]] or \
+    assert f.repro and read_repro(f.repro)["ops"] == [["i", 0]] or \
         len(f.shrunk) == 1
 
 
@@ -505,32 +506,6 @@ def test_stale_leftmost_mutant_caught_on_ten_seeds():
     assert caught == 10
 
 
-def test_shrinker_memoizes_and_renames_keys(tmp_path):
-    calls = []
-
-    class Counting(FakeDebugfs):
-        def clear(self, name):
-            calls.append(name)
-            super().clear(name)
-
-    drv = Counting(fault=off_by_one_near)
-    ops = [("i", 10**15), ("i", -10**12), ("f", 5), ("n", -10**13),
-           ("i", 7)] * 3
-    failure = fuzz.replay_ops(drv, INFO["santos"], ops)
-    assert failure is not None and failure.what == "n"
-    notes = []
-    calls.clear()
-    small, final = fuzz.shrink(drv, INFO["santos"], ops, failure,
-                               progress=notes.append)
-    assert [c for c, _ in small] == ["i", "n"]
-    assert sorted(k for _, k in small) == [0, 1]
-    assert final.what == "n"
-    assert fuzz.rank_keys([("i", 50), ("n", -3), ("e", 50)]) == \
-        [("i", 1), ("n", 0), ("e", 1)]
-    # Every distinct list replayed once: fewer replays than ddmin tests.
-    assert len(calls) < 60
-
-
 def test_module_mutants_all_apply():
     """kmod/tests/mutants: every search text is found exactly once."""
     import subprocess
@@ -571,6 +546,6 @@ def test_a_wrong_hinted_near_is_caught_and_replays(tmp_path):
     assert failure is not None and failure.tree == "santos", failure
     assert failure.kind == "mismatch" and failure.what == "m"
     assert any(c == "m" for c, _ in f.shrunk)
-    assert fuzz.replay_ops(driver, INFO["santos"], f.shrunk) is not None
+    assert replay_ops(driver, INFO["santos"], f.shrunk) is not None
     # The same ops on mainline, where hinted ops go plain, pass.
-    assert fuzz.replay_ops(driver, INFO["mainline"], f.shrunk) is None
+    assert replay_ops(driver, INFO["mainline"], f.shrunk) is None
