@@ -3,6 +3,8 @@
 
 Modules: :mod:`dump` (parse the ``dump`` file), :mod:`checker` (the one
 invariant checker), :mod:`model` (reference model), :mod:`driver` (debugfs
-access), :mod:`fuzz` (model-based fuzzer), :mod:`shrink` (delta debugging)
-and :mod:`testing` (a pure-Python red-black tree, for tests only).
+access), :mod:`opstream` (the fuzzer's op stream), :mod:`treerun` (one
+tree's replies checked against the model), :mod:`fuzz` (model-based
+fuzzer), :mod:`shrink` (the shrinker and repro files) and :mod:`testing`
+(a pure-Python red-black tree, for tests only).
 """

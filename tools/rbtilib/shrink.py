@@ -1,7 +1,26 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Delta debugging: shrink a failing input to a 1-minimal one."""
+"""The shrinker and its repro files.
 
-from typing import Callable, Sequence
+On a failure the fuzzer's op list is shrunk by delta debugging
+(:func:`ddmin`, each candidate replayed on a cleared tree by
+:func:`replay_ops`), then its keys renamed to small ranks
+(:func:`rank_keys`), and written as a JSON repro with the tree's dump and,
+where viz is importable, an SVG snapshot (:func:`write_repro`);
+``rbti replay`` reads it back (:func:`read_repro`).
+"""
+
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Callable, Sequence
+
+from .driver import TreeInfo
+from .dump import Tree, format_dump
+from .model import Model
+from .treerun import Failure, TreeRun, default_model
+
+if TYPE_CHECKING:
+    from .fuzz import Config
 
 
 def ddmin(items: Sequence, fails: Callable[[list], bool],
@@ -46,3 +65,118 @@ def ddmin(items: Sequence, fails: Callable[[list], bool],
         if fails([]):
             return []
     return current
+
+
+def replay_ops(driver, info: TreeInfo, ops: list[tuple[str, int]],
+               model_factory: Callable[[TreeInfo], Model] = default_model,
+               module_check: bool = True) -> Failure | None:
+    """Clear the tree, apply *ops*, check; return the failure, if any."""
+    driver.clear(info.name)
+    run = TreeRun(driver, info, model_factory, module_check)
+    failure = run.start()
+    if failure:
+        return failure
+    if ops:
+        failure = run.run([c for c, _ in ops], [k for _, k in ops])
+        if failure:
+            return failure
+    return run.check()
+
+
+def rank_keys(ops: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """*ops* with every key replaced by its rank among the keys (order
+    and equality kept): small numbers for a repro."""
+    rank = {key: i for i, key in enumerate(sorted({k for _, k in ops}))}
+    return [(code, rank[key]) for code, key in ops]
+
+
+def shrink(driver, info: TreeInfo, ops: list[tuple[str, int]],
+           failure: Failure,
+           model_factory: Callable[[TreeInfo], Model] = default_model,
+           max_tests: int = 3000,
+           progress: Callable[[str], None] | None = None
+           ) -> tuple[list, Failure]:
+    """ddmin *ops* to a minimal list that fails like *failure* does, then
+    rename its keys to small ranks if it still fails that way.
+
+    Each distinct op list is replayed once (memoized).  *progress* gets a
+    line every 100 replays.
+    """
+    last = {"failure": failure}
+    memo: dict = {}
+
+    def fails(sub: list) -> bool:
+        sub = tuple(sub)
+        if sub in memo:
+            return memo[sub]
+        got = replay_ops(driver, info, list(sub), model_factory)
+        memo[sub] = got is not None and got.same_as(failure)
+        if memo[sub]:
+            last["failure"] = got
+        if progress and len(memo) % 100 == 0:
+            best = min((len(k) for k, v in memo.items() if v),
+                       default=len(ops))
+            progress(f"shrinking: {len(memo)} replays, smallest failing "
+                     f"{best} of {len(ops)} ops")
+        return memo[sub]
+
+    if not fails(ops):
+        return ops, failure
+    small = ddmin(ops, fails, max_tests)
+    ranked = rank_keys(small)
+    if ranked != small and fails(ranked):
+        small = ranked
+    final = replay_ops(driver, info, small, model_factory)
+    driver.clear(info.name)
+    return small, final or last["failure"]
+
+
+def _render_module():
+    """The viz helper's renderer, or None if viz is not available."""
+    try:
+        from rbtiviz import render
+    except ImportError:
+        return None
+    return render
+
+
+def write_snapshot(tree: Tree, path: str, highlight: tuple = ()) -> str | None:
+    """Render *tree* to *path* (SVG) via viz; None if unavailable."""
+    render = _render_module()
+    if render is None:
+        return None
+    try:
+        render.write_snapshot(tree, path, highlight=highlight, fmt="svg")
+    except Exception as e:          # a broken snapshot must not hide a bug
+        print(f"rbti: snapshot failed: {e}", file=sys.stderr)
+        return None
+    return path
+
+
+def write_repro(out: str, config: "Config", info: TreeInfo, ops: list,
+                failure: Failure, original: int) -> str:
+    """Write the repro JSON, dump and snapshot; return the JSON's path."""
+    os.makedirs(out, exist_ok=True)
+    base = os.path.join(out, f"{info.name}-seed{config.seed}")
+    with open(base + ".json", "w") as f:
+        json.dump({"rbti-repro": 1, "seed": config.seed, "tree": info.name,
+                   "api": info.api, "flags": sorted(info.flags),
+                   "failure": str(failure), "kind": failure.kind,
+                   "what": failure.what, "original_ops": original,
+                   "ops": [[c, k] for c, k in ops]}, f, indent=1)
+        f.write("\n")
+    if failure.dump is not None:
+        with open(base + ".dump", "w") as f:
+            f.write(format_dump(failure.dump))
+        write_snapshot(failure.dump, base + ".svg", failure.highlight)
+    return base + ".json"
+
+
+def read_repro(path: str) -> dict:
+    """Load a repro file; ValueError if it is not one."""
+    with open(path) as f:
+        data = json.load(f)
+    if data.get("rbti-repro") != 1 or "tree" not in data or "ops" not in data:
+        raise ValueError(f"{path}: not an rbti repro file")
+    data["ops"] = [(str(c), int(k)) for c, k in data["ops"]]
+    return data

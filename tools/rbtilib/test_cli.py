@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from rbtilib import cli, fuzz
+from rbtilib import cli
+from rbtilib.shrink import read_repro
 from rbtilib.testing import FakeDebugfs, load_script
 
 RBTI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
@@ -100,7 +101,7 @@ def test_fuzz_ok_and_failure(capsys, tmp_path, monkeypatch):
                           "--seed", "1"], driver, capsys)
     assert status == 1 and "FAIL santos: mismatch" in out
     repro = next(tmp_path.glob("santos-seed1.json"))
-    assert fuzz.read_repro(str(repro))["ops"][0][0] in ("i", "I")
+    assert read_repro(str(repro))["ops"][0][0] in ("i", "I")
     status, out, _ = run(["replay", str(repro)], driver, capsys)
     assert status == 1 and "FAIL" in out
     status, out, _ = run(["replay", str(repro)], FakeDebugfs(), capsys)

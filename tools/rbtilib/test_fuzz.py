@@ -7,10 +7,12 @@ import os
 import pytest
 
 from rbtilib import fuzz
-from rbtilib.driver import WRITE_LIMIT
 from rbtilib.dump import inorder, parse_dump
 from rbtilib.model import Model
+from rbtilib.opstream import generate, resolve_seed
+from rbtilib.shrink import read_repro, replay_ops
 from rbtilib.testing import CONTRACT_TREES, FakeDebugfs, corrupt_tree
+from rbtilib.treerun import default_model
 
 INFO = {info.name: info for info in CONTRACT_TREES}
 
@@ -24,7 +26,7 @@ def config(**kw) -> fuzz.Config:
     return fuzz.Config(**base)
 
 
-def run(driver, cfg, names=None, model=fuzz.default_model, tmp_path=None):
+def run(driver, cfg, names=None, model=default_model, tmp_path=None):
     infos = [INFO[n] for n in names] if names else driver.trees()
     if tmp_path is not None:
         cfg.out = str(tmp_path)
@@ -41,34 +43,6 @@ def test_clean_run_passes_on_every_tree():
     assert f.stats.checks == 6 * len(CONTRACT_TREES)
     assert f.stats.module_checks == 12 * len(CONTRACT_TREES)
     assert "seed 7" in f.summary() and "ops/s" in f.summary()
-
-
-def test_sequence_depends_on_the_seed_only():
-    def ops(**kw):
-        return [op for codes, keys in fuzz.generate(config(**kw))
-                for op in zip(codes, keys)]
-    first = ops()
-    assert len(first) == 3000
-    assert ops(check_every=7, batch=13) == first
-    assert ops(seed=8) != first
-    assert {c for c, _ in first} == set("ifen")
-    assert all(0 <= k <= 40 for _, k in first)
-
-
-def test_mix_zero_weight_excludes_op():
-    ops = [c for codes, _ in fuzz.generate(config(mix=(1, 0, 0, 1)))
-           for c in codes]
-    assert set(ops) == {"i", "n"}
-
-
-def test_batches_stay_under_the_write_limit():
-    codes = ["i"] * 40000
-    keys = [-2**63] * 40000
-    parts = list(fuzz.batches(codes, keys))
-    assert len(parts) > 1
-    assert all(len(text) < WRITE_LIMIT for _, text in parts)
-    assert sum(text.count("\n") for _, text in parts) == 40000
-    assert [start for start, _ in parts][:2] == [0, parts[1][0]]
 
 
 def off_by_one_near(tree, op, key, line):
@@ -89,10 +63,10 @@ def test_wrong_near_is_caught_shrunk_and_replayable(tmp_path):
     data = json.loads(open(f.repro).read())
     assert data["seed"] == 7 and data["tree"] == "santos"
     assert data["ops"] == [list(op) for op in f.shrunk]
-    repro = fuzz.read_repro(f.repro)
-    again = fuzz.replay_ops(driver, INFO["santos"], repro["ops"])
+    repro = read_repro(f.repro)
+    again = replay_ops(driver, INFO["santos"], repro["ops"])
     assert again is not None and again.what == "n"
-    assert fuzz.replay_ops(FakeDebugfs(), INFO["santos"], repro["ops"]) \
+    assert replay_ops(FakeDebugfs(), INFO["santos"], repro["ops"]) \
         is None
 
 
@@ -253,16 +227,6 @@ def frames_of(tmp_path, tree):
     return data["frames"]
 
 
-def test_batches_end_at_every_frame_only_with_frames():
-    def chunks(**kw):
-        return [len(codes) for codes, _ in fuzz.generate(config(**kw))]
-    assert chunks(ops=1000, batch=1000) == [1000]
-    assert chunks(ops=1000, batch=1000, snapshots_every=300) == [1000]
-    assert chunks(ops=1000, batch=400, snapshots_every=300,
-                  out="x") == [300, 100, 200, 200, 100, 100]
-    assert chunks(ops=1000) == [256, 256, 256, 232]
-
-
 def test_frames_every_k_ops_per_tree(tmp_path, viz):
     cfg = config(ops=230, snapshots_every=50, check_every=70)
     driver = FakeDebugfs()
@@ -277,8 +241,8 @@ def test_frames_every_k_ops_per_tree(tmp_path, viz):
             dump = parse_dump((tmp_path / tree / fr["file"])
                               .with_suffix(".dump").read_text())
             again = FakeDebugfs()
-            if fuzz.replay_ops(again, INFO[tree],
-                               f.history[:fr["last_op"]]) is not None:
+            if replay_ops(again, INFO[tree],
+                          f.history[:fr["last_op"]]) is not None:
                 raise AssertionError("replay failed")
             assert [n.key for n in inorder(dump)] == \
                 [n.key for n in inorder(again.dump(tree))]
@@ -337,23 +301,6 @@ def test_flipbook_is_closed_on_failure(tmp_path, viz):
     assert [fr["last_op"] for fr in frames] == list(range(20, last + 1, 20))
 
 
-@pytest.mark.parametrize("text", ["5", "5:1", "a:b"])
-def test_parse_keys_errors(text):
-    with pytest.raises(ValueError):
-        fuzz.parse_keys(text)
-
-
-@pytest.mark.parametrize("text", ["1:2:3", "0:0:0:0", "1:-1:1:1"])
-def test_parse_mix_errors(text):
-    with pytest.raises(ValueError):
-        fuzz.parse_mix(text)
-
-
-def test_parse_helpers():
-    assert fuzz.parse_keys("-5:5") == (-5, 5)
-    assert fuzz.parse_mix("4:3:2:1") == (4, 3, 2, 1)
-
-
 def test_failure_dump_round_trips(tmp_path):
     f, failure = run(CorruptAfter(), config(batch=10), ["santos"],
                      tmp_path=tmp_path)
@@ -389,70 +336,10 @@ def test_seed_is_random_by_default_printed_first_and_reusable(capsys):
     assert log.getvalue().splitlines()[0] == \
         f"rbti fuzz: seed {seed} (rerun with --seed {seed})"
     again = fuzz.Config(ops=300, seed=seed)
-    assert list(fuzz.generate(again)) == list(fuzz.generate(
+    assert list(generate(again)) == list(generate(
         fuzz.Config(ops=300, seed=seed)))
-    seeds = {fuzz.resolve_seed(fuzz.Config()) for _ in range(5)}
+    seeds = {resolve_seed(fuzz.Config()) for _ in range(5)}
     assert len(seeds) > 1
-
-
-def all_ops(**kw):
-    return [op for codes, keys in fuzz.generate(fuzz.Config(**kw))
-            for op in zip(codes, keys)]
-
-
-def test_default_sequence_covers_the_key_space_and_routes():
-    ops = all_ops(ops=60000, seed=3)
-    assert len(ops) == 60000
-    keys = [k for _, k in ops]
-    assert min(keys) == -2**63 and max(keys) == 2**63 - 1
-    for special in fuzz.SPECIAL_KEYS:
-        assert special in keys
-    # Dense small keys, and keys in the middle of s64 too.
-    assert sum(0 <= k <= 255 for k in keys) > 10000
-    assert sum(abs(k) > 2**40 for k in keys) > 1000
-    codes = {c for c, _ in ops}
-    assert codes == set("ifenIFENhm")
-    singles = sum(c.isupper() for c, _ in ops)
-    assert 60000 // 256 < singles < 60000 // 64
-    # About one insert or near in 4 hinted.
-    for plain, hinted in (("i", "h"), ("n", "m")):
-        n = sum(c == hinted for c, _ in ops)
-        assert 0.15 < n / (n + sum(c == plain for c, _ in ops)) < 0.35
-    # near at and beyond the extremes.
-    assert ("n", -2**63) in ops and ("n", 2**63 - 1) in ops
-
-
-def test_full_range_keys_do_not_overflow():
-    ops = all_ops(ops=5000, seed=1, key_mode="full", keys=(-2**63,
-                                                          2**63 - 1))
-    assert all(-2**63 <= k < 2**63 for _, k in ops)
-    ops = all_ops(ops=2000, seed=1, key_mode="dense", phases=False,
-                  keys=(-2**63, 2**63 - 1))
-    assert len({k for _, k in ops}) > 1900
-
-
-def test_phases_reach_empty_and_run_in_order():
-    """Replay the stream on a model: drains empty the tree, runs ascend
-    and descend."""
-    from rbtilib.model import Model
-    cfg = fuzz.Config(ops=40000, seed=5)
-    model = Model(frozenset({"dup"}))
-    empty_after_growth = False
-    ops = all_ops(ops=40000, seed=5)
-    for code, key in ops:
-        code = fuzz.HINT_CODES.get(code, code.lower())
-        if code == "i":
-            model.add(key, 0)
-        elif code == "e":
-            model.erase(key)
-        if len(model) == 0 and model.keys == [] and code == "e":
-            empty_after_growth = True
-    assert empty_after_growth
-    runs = [ops[i:i + 30] for i in range(0, len(ops) - 30)
-            if all(c in "ih" for c, _ in ops[i:i + 30])]
-    assert any(all(b[1] == a[1] + 1 for a, b in zip(r, r[1:])) for r in runs)
-    assert any(all(b[1] == a[1] - 1 for a, b in zip(r, r[1:])) for r in runs)
-    assert cfg.seed == 5
 
 
 def test_grow_phase_makes_a_large_tree():
@@ -499,7 +386,7 @@ def test_unparseable_reply_is_a_failure_with_a_repro(tmp_path):
                      tmp_path=tmp_path)
     assert failure is not None and failure.kind == "reply"
     assert "unparseable" in failure.message
-    assert f.repro and fuzz.read_repro(f.repro)["ops"] == [["i", 0]] or \
+    assert f.repro and read_repro(f.repro)["ops"] == [["i", 0]] or \
         len(f.shrunk) == 1
 
 
@@ -608,23 +495,6 @@ def test_stale_rightmost_mutant_caught_on_ten_seeds():
     assert caught == 10
 
 
-def test_pop_phase_comes_regularly():
-    ops = all_ops(ops=10000, seed=2)
-    # Runs of the pop phase erase the extremes; none is far apart.
-    present, gap, worst = set(), 0, 0
-    for code, key in ops:
-        code = fuzz.HINT_CODES.get(code, code.lower())
-        if code == "e" and present and key in (min(present), max(present)):
-            worst, gap = max(worst, gap), 0
-        else:
-            gap += 1
-        if code == "i":
-            present.add(key)
-        elif code == "e":
-            present.discard(key)
-    assert worst <= 3500
-
-
 def test_stale_leftmost_mutant_caught_on_ten_seeds():
     caught = 0
     for seed in range(1, 11):
@@ -634,32 +504,6 @@ def test_stale_leftmost_mutant_caught_on_ten_seeds():
         caught += failure is not None and failure.what in ("leftmost",
                                                            "dump")
     assert caught == 10
-
-
-def test_shrinker_memoizes_and_renames_keys(tmp_path):
-    calls = []
-
-    class Counting(FakeDebugfs):
-        def clear(self, name):
-            calls.append(name)
-            super().clear(name)
-
-    drv = Counting(fault=off_by_one_near)
-    ops = [("i", 10**15), ("i", -10**12), ("f", 5), ("n", -10**13),
-           ("i", 7)] * 3
-    failure = fuzz.replay_ops(drv, INFO["santos"], ops)
-    assert failure is not None and failure.what == "n"
-    notes = []
-    calls.clear()
-    small, final = fuzz.shrink(drv, INFO["santos"], ops, failure,
-                               progress=notes.append)
-    assert [c for c, _ in small] == ["i", "n"]
-    assert sorted(k for _, k in small) == [0, 1]
-    assert final.what == "n"
-    assert fuzz.rank_keys([("i", 50), ("n", -3), ("e", 50)]) == \
-        [("i", 1), ("n", 0), ("e", 1)]
-    # Every distinct list replayed once: fewer replays than ddmin tests.
-    assert len(calls) < 60
 
 
 def test_module_mutants_all_apply():
@@ -672,25 +516,6 @@ def test_module_mutants_all_apply():
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count("ok - ") >= 7
-
-
-def test_hinted_ops_carry_their_hint_on_santos_trees_only():
-    assert fuzz.hint_of(5) == fuzz.hint_of(5)
-    assert {fuzz.hint_of(k) - k for k in range(2000)} == \
-        set(fuzz.HINT_OFFSETS)
-    assert fuzz.hint_of(2**63 - 1) <= 2**63 - 1
-    assert fuzz.hint_of(-2**63) >= -2**63
-    codes, keys = ["h", "m", "i", "n"], [7, 9, 7, 9]
-    (_, santos), = fuzz.batches(codes, keys, hints=True)
-    (_, plain), = fuzz.batches(codes, keys)
-    assert santos == (f"I 7 {fuzz.hint_of(7)}\nN 9 {fuzz.hint_of(9)}\n"
-                      "i 7\nn 9\n")
-    assert plain == "i 7\nn 9\ni 7\nn 9\n"
-    # No hints without phases, nor with hint=0.
-    assert not {"h", "m"} & {c for c, _ in all_ops(ops=3000, seed=1,
-                                                  hint=0)}
-    assert not {"h", "m"} & {c for codes, _ in fuzz.generate(config())
-                             for c in codes}
 
 
 def test_a_wrong_hinted_near_is_caught_and_replays(tmp_path):
@@ -721,6 +546,6 @@ def test_a_wrong_hinted_near_is_caught_and_replays(tmp_path):
     assert failure is not None and failure.tree == "santos", failure
     assert failure.kind == "mismatch" and failure.what == "m"
     assert any(c == "m" for c, _ in f.shrunk)
-    assert fuzz.replay_ops(driver, INFO["santos"], f.shrunk) is not None
+    assert replay_ops(driver, INFO["santos"], f.shrunk) is not None
     # The same ops on mainline, where hinted ops go plain, pass.
-    assert fuzz.replay_ops(driver, INFO["mainline"], f.shrunk) is None
+    assert replay_ops(driver, INFO["mainline"], f.shrunk) is None

@@ -100,7 +100,8 @@ def test_a_thousand_nodes_fast():
 def test_show_starts_without_heavy_imports(tmp_path):
     """rbti show's time in the TCG guest is mostly start-up: each module
     imported is tens of ms there.  dataclasses (inspect, ast, dis, ...),
-    typing, shutil (bz2, lzma) and the drgn walk must stay out of it."""
+    typing, shutil (bz2, lzma), the drgn walk and the fuzzer's rooms
+    (fuzz, opstream, treerun, shrink) must stay out of it."""
     import os
     import subprocess
     import sys
@@ -121,7 +122,8 @@ def test_show_starts_without_heavy_imports(tmp_path):
     loaded = set(out.split("\n")[-2].split())
     assert "rbtilib.show" in loaded
     heavy = {"dataclasses", "inspect", "typing", "shutil", "ast", "bz2",
-             "lzma", "rbtilib.kernel", "rbtilib.fuzz"}
+             "lzma", "rbtilib.kernel", "rbtilib.fuzz", "rbtilib.opstream",
+             "rbtilib.treerun", "rbtilib.shrink"}
     assert not loaded & heavy, sorted(loaded & heavy)
 
 

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of ddmin."""
+"""Tests of the shrinker: ddmin, and shrinking a failing op list."""
 
 from hypothesis import given, settings, strategies as st
 
-from rbtilib.shrink import ddmin
+from rbtilib.shrink import ddmin, rank_keys, replay_ops, shrink
+from rbtilib.test_fuzz import INFO, off_by_one_near
+from rbtilib.testing import FakeDebugfs
 
 
 def is_subsequence(small, big):
@@ -61,3 +63,29 @@ def test_result_fails_and_is_one_minimal(items, pattern):
     for i in range(len(out)):
         assert not fails(out[:i] + out[i + 1:])
     assert len(out) == len(pattern)
+
+
+def test_shrinker_memoizes_and_renames_keys(tmp_path):
+    calls = []
+
+    class Counting(FakeDebugfs):
+        def clear(self, name):
+            calls.append(name)
+            super().clear(name)
+
+    drv = Counting(fault=off_by_one_near)
+    ops = [("i", 10**15), ("i", -10**12), ("f", 5), ("n", -10**13),
+           ("i", 7)] * 3
+    failure = replay_ops(drv, INFO["santos"], ops)
+    assert failure is not None and failure.what == "n"
+    notes = []
+    calls.clear()
+    small, final = shrink(drv, INFO["santos"], ops, failure,
+                           progress=notes.append)
+    assert [c for c, _ in small] == ["i", "n"]
+    assert sorted(k for _, k in small) == [0, 1]
+    assert final.what == "n"
+    assert rank_keys([("i", 50), ("n", -3), ("e", 50)]) == \
+        [("i", 1), ("n", 0), ("e", 1)]
+    # Every distinct list replayed once: fewer replays than ddmin tests.
+    assert len(calls) < 60

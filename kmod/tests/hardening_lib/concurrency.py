@@ -11,8 +11,8 @@ the workers' batches is not:
   touches again, so that ``near`` of any key in its block is answered
   inside the block, by a node the worker's own model knows;
 - hence every result line of every batch is predicted exactly by the
-  worker's model (rbtilib.fuzz.TreeRun, the fuzzer's own comparison), and
-  at the end each tree must equal the concatenation of the workers'
+  worker's model (rbtilib.treerun.TreeRun, the fuzzer's own comparison),
+  and at the end each tree must equal the concatenation of the workers'
   models, block by block.
 
 Between batches the workers read dumps, ``check`` and ``stats`` of trees
@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 from rbtilib import fuzz
 from rbtilib.driver import Debugfs, DebugfsError, TreeInfo
+from rbtilib.opstream import generate
+from rbtilib.treerun import TreeRun, default_model
 
 from . import files, procs
 from .tap import Reporter
@@ -104,7 +106,7 @@ def worker(plan: Plan, w: int, infos: list[TreeInfo],
     dfs = dfs or Debugfs()
     lo, sentinel = block
     rng = random.Random(plan.seed * 1000 + w)
-    runs = {i.name: fuzz.TreeRun(dfs, i, fuzz.default_model) for i in infos}
+    runs = {i.name: TreeRun(dfs, i, default_model) for i in infos}
     per_tree = plan.ops_per_worker // len(infos)
     gens = {}
     for n, info in enumerate(infos):
@@ -117,7 +119,7 @@ def worker(plan: Plan, w: int, infos: list[TreeInfo],
                           # Only this worker's block: no phases (they reach
                           # the s64 ends) and no single-op files.
                           key_mode="dense", phases=False, single=0)
-        gens[info.name] = fuzz.generate(cfg)
+        gens[info.name] = generate(cfg)
     ops = reads = 0
     batches = 0
     while gens:
