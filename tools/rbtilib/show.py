@@ -292,22 +292,93 @@ def max_depth_for(tree: Tree, choice: int | str, rows: int | None) -> int | None
     return _fit_depth(_shape(tree), budget)
 
 
-def cmd_show(args, driver) -> int:
-    """Draw a live tree or a saved dump in the terminal."""
+def _draw(args, driver, rows: int | None, color: bool) -> tuple[int, str]:
+    """One drawing of ``args.tree``: (exit status, text)."""
     if is_saved_dump(args.tree):
         tree, error = read_saved_dump(args.tree)
         if tree is None:
-            print(f"{args.tree}: {error}", file=sys.stderr)
-            return EXIT_FAIL
+            return EXIT_FAIL, f"{args.tree}: {error}\n"
     else:
         tree_infos(driver, [args.tree])
         tree = parse_dump(driver.dump_text(args.tree))
+    depth = max_depth_for(tree, args.max_depth, rows)
+    return EXIT_OK, render(tree, color=color, max_depth=depth)
+
+
+def cmd_show(args, driver) -> int:
+    """Draw a live tree or a saved dump in the terminal."""
     color = args.color == "always" or (args.color == "auto" and
                                        sys.stdout.isatty() and
                                        os.environ.get("TERM") != "dumb")
-    depth = max_depth_for(tree, args.max_depth, _terminal_lines(sys.stdout))
-    sys.stdout.write(render(tree, color=color, max_depth=depth))
-    return EXIT_OK
+    rows = _terminal_lines(sys.stdout)
+    if args.watch is None:
+        status, text = _draw(args, driver, rows, color)
+        (sys.stdout if status == EXIT_OK else sys.stderr).write(text)
+        return status
+    return _watch(args, driver, rows, color)
+
+
+def _watch(args, driver, rows: int | None, color: bool) -> int:
+    """``--watch``: redraw every ``args.watch`` seconds in one process, so
+    a refresh costs the reading and drawing, not Python's start (most of
+    a ``watch -n1 rbti show`` in the TCG guest).  A frame that fails (the
+    module unloaded, the file gone) shows the error and the next one
+    tries again.  Stops after ``args.frames`` frames, or at Ctrl-C."""
+    import time
+    from .cli import UsageError
+    from .driver import DebugfsError
+    tty = sys.stdout.isatty()
+    frames = 0
+    status = EXIT_OK
+    try:
+        while True:
+            start = time.monotonic()
+            try:
+                status, text = _draw(args, driver, rows and rows - 1, color)
+            except (DebugfsError, OSError, UsageError) as e:
+                if not frames:
+                    raise           # a bad argument: exit 2 at once
+                status, text = EXIT_FAIL, f"rbti show: {e}\n"
+            head = (f"Every {args.watch:g}s: rbti show {args.tree}"
+                    f"  {time.strftime('%H:%M:%S')}\n")
+            # Home and clear on a terminal; a blank line between frames
+            # when the output is a file or a pipe.
+            sys.stdout.write(("\x1b[H\x1b[2J" if tty else
+                              "\n" if frames else "") + head + text)
+            sys.stdout.flush()
+            frames += 1
+            if args.frames and frames >= args.frames:
+                return status
+            time.sleep(max(0.0, args.watch - (time.monotonic() - start)))
+    except KeyboardInterrupt:
+        return EXIT_OK
+    except BrokenPipeError:
+        # The reader went away (| head): stop quietly, and keep Python's
+        # exit from failing on the flush of the dead pipe.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+
+
+def _seconds_arg(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected seconds, not {text!r}") from None
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"must be 0 to 3600, not {text}")
+    return value
+
+
+def _frames_arg(text: str) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def add_parser(sub) -> None:
@@ -328,5 +399,19 @@ def add_parser(sub) -> None:
                    help="fold subtrees below depth N; auto (default) fits "
                    "the terminal's height ($LINES under watch), or "
                    f"{NOT_TTY_LINES} lines when not on a terminal")
-    p.set_defaults(func=cmd_show,
+    p.add_argument("--watch", type=_seconds_arg, metavar="SECS",
+                   help="redraw every SECS seconds, like watch(1) but in "
+                   "one process (a refresh does not pay Python's start); "
+                   "Ctrl-C stops")
+    p.add_argument("--frames", type=_frames_arg, metavar="N",
+                   help="with --watch, stop after N drawings")
+    p.set_defaults(func=cmd_show, validate=_validate,
                    needs_debugfs=lambda args: not is_saved_dump(args.tree))
+
+
+def _validate(args, error) -> None:
+    """Arguments that only make sense together (argparse's *error* exits 2)."""
+    if args.frames is not None and args.watch is None:
+        error("--frames needs --watch")
+    if args.watch is not None and args.tree == "-":
+        error("--watch cannot redraw standard input: give a TREE or FILE")

@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Tests of the rbti command line against the fake driver."""
 
+import errno
 import io
 import os
 
 import pytest
 
 from rbtilib import cli
+from rbtilib.driver import DebugfsError
 from rbtilib.shrink import read_repro
 from rbtilib.testing import FakeDebugfs, load_script
 
@@ -114,6 +116,9 @@ def test_fuzz_ok_and_failure(capsys, tmp_path, monkeypatch):
     ["fuzz", "--progress", "-1"], ["fuzz", "--trees", "a,,b"],
     ["check", "--max", "0", "santos"], ["check", "--all", "santos"],
     ["show"], ["show", "--max-depth", "0", "santos"], ["show", "--color", "x", "s"],
+    ["show", "--frames", "2", "santos"], ["show", "--watch", "1", "-"],
+    ["show", "--watch", "-1", "santos"], ["show", "--watch", "x", "santos"],
+    ["show", "--watch", "1", "--frames", "0", "santos"],
 ])
 def test_bad_arguments_are_usage_errors_before_debugfs(argv, capsys):
     """argparse rejects them (exit 2, usage line) before the module is
@@ -251,6 +256,54 @@ def test_show_live_and_saved(tmp_path, capsys):
                          Unavailable(), capsys)
     assert "\x1b[31;1m" in out
     assert run(["show", "nope"], driver, capsys)[0] == 2
+
+
+class Changing(FakeDebugfs):
+    """A tree that gains a key on every dump read, and loses its module
+    (every read fails) on the third."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def dump_text(self, tree: str) -> str:
+        self.reads += 1
+        if self.reads == 3:
+            raise DebugfsError(errno.ENODEV, f"{tree}/dump")
+        self.insert(tree, [100 + self.reads])
+        return super().dump_text(tree)
+
+
+def test_show_watch_redraws_in_one_process(capsys, monkeypatch):
+    """--watch: a frame per period with watch's header, each a new read
+    (the tree changes between them); a failed read is shown in its frame
+    and the next frame reads again; --frames stops it."""
+    monkeypatch.delenv("LINES", raising=False)
+    driver = Changing()
+    status, out, _ = run(["show", "santos", "--watch", "0", "--frames", "4",
+                          "--color", "never"], driver, capsys)
+    frames = out.split("\nEvery ")
+    assert status == 0 and len(frames) == 4 and out.startswith("Every 0s: ")
+    assert "\x1b[" not in out          # no terminal: no clear sequences
+    assert ": 1 node," in frames[0] and ": 2 nodes," in frames[1]
+    assert "santos/dump: ENODEV" in frames[2] and ": 3 nodes," in frames[3]
+
+
+def test_show_watch_stops_at_ctrl_c(capsys, monkeypatch):
+    import time
+
+    def interrupt(_seconds):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(time, "sleep", interrupt)
+    driver = populated()
+    status, out, _ = run(["show", "santos", "--watch", "5"], driver, capsys)
+    assert status == 0 and out.count("Every 5s: rbti show santos") == 1
+
+
+def test_show_watch_of_a_missing_file_is_usage_error(tmp_path, capsys):
+    status, _, err = run(["show", str(tmp_path / "gone.dump"), "--watch", "1"],
+                         Unavailable(), capsys)
+    assert status == 2 and "No such file" in err
 
 
 def test_show_fits_lines_under_watch(capsys, monkeypatch):
