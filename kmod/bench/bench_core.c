@@ -9,6 +9,10 @@
  *			choice of child, which GCC compiles to cmov), the
  *			baseline for generic loops over a branch-free
  *			comparison function
+ *	open_cmp	open-coded loops that decide through the same
+ *			three-way bench_cmp_keys() as the generic APIs'
+ *			comparison functions (cmp < 0: left, > 0: right, 0:
+ *			found): what an API costs beyond its comparison form
  *	mainline	6.1's rb_add() and rb_find() (no "greater" helper)
  *	ovs_inline	Overstreet's _rb_insert_allow_dup(), _rb_search(),
  *			_rb_greater()
@@ -219,6 +223,69 @@ static BENCH_ENTRY struct bench_obj *bench_open_bf_greater(struct bench_tree *t,
 		greater = (struct rb_node *)(((unsigned long)n & mask) |
 					     ((unsigned long)greater & ~mask));
 		n = *bench_child(n, left);
+	}
+
+	return rb_entry_safe(greater, struct bench_obj, node);
+}
+
+/*
+ * --- open_cmp: open-coded loops over the three-way comparison ---
+ *
+ * The decisions the generic APIs make, written out by hand: the sign of
+ * bench_cmp_keys(), as a comparison callback returns it.  Against these,
+ * a generic API's extra instructions are its own, not its comparison's.
+ */
+static BENCH_ENTRY void bench_open_cmp_insert(struct bench_tree *t,
+					      struct bench_obj *obj)
+{
+	struct rb_node **p = &t->root.rb_node;
+	struct rb_node *parent = NULL;
+
+	while (*p) {
+		parent = *p;
+		if (bench_cmp_keys(obj->key, bench_obj_of(parent)->key) < 0)
+			p = &parent->rb_left;
+		else
+			p = &parent->rb_right;
+	}
+
+	rb_link_node(&obj->node, parent, p);
+	rb_insert_color(&obj->node, &t->root);
+}
+
+static BENCH_ENTRY struct bench_obj *bench_open_cmp_find(struct bench_tree *t,
+							 u64 key)
+{
+	struct rb_node *n = t->root.rb_node;
+	struct bench_obj *obj;
+	int c;
+
+	while (n) {
+		obj = bench_obj_of(n);
+		c = bench_cmp_keys(key, obj->key);
+		if (c < 0)
+			n = n->rb_left;
+		else if (c > 0)
+			n = n->rb_right;
+		else
+			return obj;
+	}
+
+	return NULL;
+}
+
+static BENCH_ENTRY struct bench_obj *
+bench_open_cmp_greater(struct bench_tree *t, u64 key)
+{
+	struct rb_node *n = t->root.rb_node, *greater = NULL;
+
+	while (n) {
+		if (bench_cmp_keys(key, bench_obj_of(n)->key) < 0) {
+			greater = n;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
 	}
 
 	return rb_entry_safe(greater, struct bench_obj, node);
@@ -514,6 +581,8 @@ BENCH_VARIANT(open, bench_open_insert, bench_open_find, bench_open_greater,
 	      bench_plain_erase, bench_plain_walk)
 BENCH_VARIANT(open_bf, bench_open_bf_insert, bench_open_bf_find,
 	      bench_open_bf_greater, bench_plain_erase, bench_plain_walk)
+BENCH_VARIANT(open_cmp, bench_open_cmp_insert, bench_open_cmp_find,
+	      bench_open_cmp_greater, bench_plain_erase, bench_plain_walk)
 BENCH_VARIANT(mainline, bench_mainline_insert, bench_mainline_find, NULL,
 	      bench_plain_erase, bench_plain_walk)
 BENCH_VARIANT(ovs_inline, bench_ovs_inline_insert, bench_ovs_inline_find,
@@ -555,6 +624,7 @@ struct bench_variant {
 static const struct bench_variant bench_variants[] = {
 	{ "open",	bench_open_loop,	true,	false,	false },
 	{ "open_bf",	bench_open_bf_loop,	true,	false,	false },
+	{ "open_cmp",	bench_open_cmp_loop,	true,	false,	false },
 	{ "mainline",	bench_mainline_loop,	false,	false,	false },
 	{ "ovs_inline",	bench_ovs_inline_loop,	true,	false,	false },
 	{ "ovs_ool",	bench_ovs_ool_loop,	true,	false,	false },

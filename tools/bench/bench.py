@@ -31,8 +31,8 @@ from rbtibench import code, counts, machine, report, results, stats
 
 DEBUGFS_RUN = Path("/sys/kernel/debug/rbtree_bench/run")
 # Variants built both in the kernel and in userspace (bsd: userspace only).
-KERNEL_VARIANTS = {"open", "open_bf", "mainline", "ovs_inline", "ovs_ool",
-                   "santos", "santos_lc", "santos_dup"}
+KERNEL_VARIANTS = {"open", "open_bf", "open_cmp", "mainline", "ovs_inline",
+                   "ovs_ool", "santos", "santos_lc", "santos_dup"}
 
 
 def _sizes(text: str) -> list[int]:

@@ -265,8 +265,8 @@ def write_all(out: Path, name: str, env: dict, data: dict[str, dict],
     return text
 
 
-VARIANTS = ("open", "open_bf", "mainline", "ovs_inline", "ovs_ool", "santos",
-            "santos_lc", "santos_dup", "bsd")
+VARIANTS = ("open", "open_bf", "open_cmp", "mainline", "ovs_inline", "ovs_ool",
+            "santos", "santos_lc", "santos_dup", "bsd")
 
 
 def load_cells(path: Path) -> list:
@@ -328,25 +328,36 @@ def readme(out: Path, name: str, profile: str, count_n: int) -> str:
            f"operation (N = {count_n}) and time ratio [95 % interval], random keys; "
            "**bold**: interval outside the build's noise floor:", "",
            _md(["profile, comparison", "op", "+Ir/op", *(f"N={n}" for n in sizes)], body)]
-    body = []
-    for lb in labels:
-        prof, cmp = lb.split("/")
-        base = "open" if cmp == "branchy" else "open_bf"
-        for v in ("mainline", "ovs_inline", "santos", "santos_lc", "santos_dup", "bsd"):
-            rs = stats.ratios(cells[lb], v, base)
-            for op in ("insert", "find_hit"):
-                a = cnt.get((prof, cmp, v, op, "random", count_n))
-                b = cnt.get((prof, cmp, base, op, "random", count_n))
-                row = [lb, f"`{v}`", op,
-                       f"{float(a['Ir_per_op']) / float(b['Ir_per_op']):.2f}"
-                       if a and b and a["Ir_per_op"] else "-"]
-                row += [_fmt_ratio(rs.get((op, "random", n)), floors[(lb, n)])
-                        for n in sizes]
-                body.append(row)
-    md += ["Generic APIs against the open-coded loop with the same comparison form "
-           "(`open_bf` for branch-free, `open` for if-chain): instruction ratio "
-           f"(N = {count_n}) and time ratio [95 %], random keys:", "",
-           _md(["build", "variant", "op", "Ir ratio", *(f"N={n}" for n in sizes)], body)]
+    for bases, what in (
+            ({"arith": "open_bf", "branchy": "open"},
+             "the open-coded loop with the same comparison form (`open_bf` for "
+             "branch-free, `open` for if-chain)"),
+            ({"arith": "open_cmp", "branchy": "open_cmp"},
+             "`open_cmp`, the open-coded loop deciding on the same three-way "
+             "comparison as their callbacks")):
+        body = []
+        for lb in labels:
+            prof, cmp = lb.split("/")
+            base = bases[cmp]
+            for v in ("mainline", "ovs_inline", "santos", "santos_lc", "santos_dup",
+                      "bsd"):
+                rs = stats.ratios(cells[lb], v, base)
+                for op in ("insert", "find_hit"):
+                    a = cnt.get((prof, cmp, v, op, "random", count_n))
+                    b = cnt.get((prof, cmp, base, op, "random", count_n))
+                    if not b:
+                        continue        # a run without this baseline
+                    row = [lb, f"`{v}`", op,
+                           f"{float(a['Ir_per_op']) / float(b['Ir_per_op']):.2f}"
+                           if a and b and a["Ir_per_op"] else "-"]
+                    row += [_fmt_ratio(rs.get((op, "random", n)), floors[(lb, n)])
+                            for n in sizes]
+                    body.append(row)
+        if body:
+            md += [f"Generic APIs against {what}: instruction ratio "
+                   f"(N = {count_n}) and time ratio [95 %], random keys:", "",
+                   _md(["build", "variant", "op", "Ir ratio",
+                        *(f"N={n}" for n in sizes)], body)]
     md += ["Noise floor (largest |ratio - 1| of identical code timed against itself), "
            "per build and N: " + "; ".join(
                f"{lb} " + ", ".join(f"N={n} +-{100 * floors[(lb, n)]:.0f} %"

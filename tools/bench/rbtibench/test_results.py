@@ -170,8 +170,8 @@ def test_check_rejects_a_guest_whose_digest_differs(tmp_path) -> None:
     from pathlib import Path
 
     bench = Path(__file__).resolve().parent.parent / "bench.py"
-    variants = ["open", "open_bf", "mainline", "ovs_inline", "ovs_ool", "santos",
-                "santos_lc", "santos_dup"]
+    variants = ["open", "open_bf", "open_cmp", "mainline", "ovs_inline",
+                "ovs_ool", "santos", "santos_lc", "santos_dup"]
     lines = ["rbtree-bench 1", *(f"variant {v}" for v in variants),
              *(cell(v, 0, 1) for v in variants), "end"]
     host, guest = tmp_path / "host-raw.txt", tmp_path / "guest-raw.txt"
