@@ -251,17 +251,27 @@ def label_free(node, style: _Style) -> str:
     return f"{style.key(node)} #{node.id}{aug}"
 
 
-def _depth_arg(text: str) -> int | str:
-    if text in ("all", "auto"):
-        return text
+def _positive_int(text: str) -> int:
+    """argparse type: a decimal number of at least 1."""
     try:
         value = int(text, 10)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected a number, 'all' or 'auto', not {text!r}") from None
+            f"expected a number, not {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
+
+
+def _depth_arg(text: str) -> int | str:
+    if text in ("all", "auto"):
+        return text
+    try:
+        int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number, 'all' or 'auto', not {text!r}") from None
+    return _positive_int(text)
 
 
 def _terminal_lines(stream) -> int | None:
@@ -370,17 +380,6 @@ def _seconds_arg(text: str) -> float:
     return value
 
 
-def _frames_arg(text: str) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
 def add_parser(sub) -> None:
     """The ``show`` subcommand (see rbti's COMMANDS)."""
     p = sub.add_parser(
@@ -403,7 +402,7 @@ def add_parser(sub) -> None:
                    help="redraw every SECS seconds, like watch(1) but in "
                    "one process (a refresh does not pay Python's start); "
                    "Ctrl-C stops")
-    p.add_argument("--frames", type=_frames_arg, metavar="N",
+    p.add_argument("--frames", type=_positive_int, metavar="N",
                    help="with --watch, stop after N drawings")
     p.set_defaults(func=cmd_show, validate=_validate,
                    needs_debugfs=lambda args: not is_saved_dump(args.tree))
