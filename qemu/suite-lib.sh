@@ -9,12 +9,11 @@ set -o pipefail
 SUITES_FILE=${RBTI_SUITES_FILE:-$QEMU_DIR/suites}
 
 # suite_list [WHERE]: "NAME WHERE LIMIT" for every suite in the list (of
-# that WHERE only, if given), in order. WHERE is host, or the guest boot the
-# suite runs in: guest, or guest-NAME (a boot of its own).
+# that WHERE only, if given), in order.
 suite_list() {
 	[ -r "$SUITES_FILE" ] || { echo "suite list $SUITES_FILE missing" >&2; return 1; }
 	awk -v where="${1:-}" '!/^[[:space:]]*(#|$)/ {
-		if (NF < 4 || ($2 != "host" && $2 !~ /^guest(-[a-z0-9]+)?$/) || $3 !~ /^[0-9]+$/) {
+		if (NF < 4 || ($2 != "host" && $2 != "guest") || $3 !~ /^[0-9]+$/) {
 			printf "%s:%d: bad suite line: %s\n", FILENAME, NR, $0 > "/dev/stderr"
 			bad = 1
 			exit 1
