@@ -11,7 +11,7 @@ loaded".
 import os
 import sys
 
-from .dump import DumpError, Tree, parse_dump
+from .dump import DumpError, Tree, parse_dump, read_dump_file
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -45,14 +45,9 @@ def read_saved_dump(arg: str) -> tuple[Tree | None, str | None]:
     raises UsageError if the file cannot be read.
     """
     try:
-        if arg == "-":
-            text = sys.stdin.read()
-        else:
-            with open(arg, encoding="utf-8") as f:
-                text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise UsageError(f"{arg}: {getattr(e, 'strerror', None) or e}") \
-            from None
+        text = read_dump_file(arg)
+    except OSError as e:
+        raise UsageError(f"{arg}: {e.strerror or e}") from None
     try:
         return parse_dump(text), None
     except DumpError as e:

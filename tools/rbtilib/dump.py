@@ -14,6 +14,7 @@ every field must agree with the tree's flags.
 """
 
 import re
+import sys
 from collections.abc import Iterator
 
 from .record import factory, record
@@ -364,6 +365,23 @@ class _Parser:
                     rightmost=h["rightmost"], height=h["height"],
                     aug=h["aug"], nodes=self.nodes, error=self.error,
                     allocated=h["nodes"], lost=self.lost)
+
+
+def read_dump_file(path: str) -> str:
+    """The text of a saved dump at *path* (``-``: standard input), for
+    :func:`parse_dump`.
+
+    Read as bytes, so that no newline is translated: a carriage return is
+    a control character of its line, which the parser rejects, never a
+    line end.  Bytes that are not UTF-8 become U+FFFD, so that the parser
+    names their line too.  OSError if the file cannot be read.
+    """
+    if path == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
+    return data.decode("utf-8", errors="replace")
 
 
 def parse_dump(text: str) -> Tree:

@@ -229,7 +229,8 @@ def test_check_saved_dumps_like_live_trees(tmp_path, capsys, monkeypatch):
     assert file_status == 1
     live_lines = [line for line in out.splitlines() if "module:" not in line]
     assert file_out.splitlines() == live_lines + ["mainline: ok (30 nodes)"]
-    monkeypatch.setattr("sys.stdin", io.StringIO(bad.read_text()))
+    monkeypatch.setattr("sys.stdin",
+                        io.TextIOWrapper(io.BytesIO(bad.read_bytes())))
     assert run(["check", "-"], Unavailable(), capsys)[:2] == \
         (1, "\n".join(live_lines) + "\n")
 
@@ -243,6 +244,31 @@ def test_check_bad_saved_dumps(tmp_path, capsys):
     status, _, err = run(["check", str(tmp_path / "none.dump")],
                          Unavailable(), capsys)
     assert status == 2 and "No such file" in err
+
+
+def test_saved_dumps_are_read_byte_for_byte(tmp_path, capsys, monkeypatch):
+    """No newline translation and no decoding error: a carriage return
+    (a CRLF file, or a lone CR that would split a line) and bytes that are
+    not UTF-8 are malformed dumps naming their line, from a file as from
+    stdin, never a pass, a usage error or a traceback."""
+    good = saved(tmp_path, populated(), "mainline")
+    text = good.read_bytes()
+    cases = {
+        "crlf": text.replace(b"\n", b"\r\n"),
+        "lone-cr": text.replace(b"\nnode ", b"\rnode ", 1),
+        "latin1": text.replace(b"tree mainline", b"tree mainl\xefne"),
+    }
+    for name, data in cases.items():
+        path = tmp_path / f"{name}.dump"
+        path.write_bytes(data)
+        status, out, err = run(["check", str(path)], Unavailable(), capsys)
+        assert status == 1 and "non-ASCII or control character" in out, \
+            (name, out, err)
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+        status, out, _ = run(["check", "-"], Unavailable(), capsys)
+        assert status == 1 and "non-ASCII or control character" in out
+        status, out, _ = run(["show", str(path)], Unavailable(), capsys)
+        assert status == 1, (name, out)
 
 
 def test_show_live_and_saved(tmp_path, capsys):

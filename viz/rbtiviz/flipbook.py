@@ -78,7 +78,7 @@ from pathlib import Path
 from string import Template
 from typing import Iterable
 
-from rbtilib.dump import Tree, format_dump, parse_dump
+from rbtilib.dump import Tree, format_dump, parse_dump, read_dump_file
 
 from .diff import caption, diff
 from .layout import layout
@@ -235,7 +235,7 @@ def render_series(outdir: str | Path) -> list[Path]:
         for frame in data["frames"]:
             dump = _dump_path(tree_dir, frame)
             try:
-                tree = parse_dump(dump.read_text())
+                tree = parse_dump(read_dump_file(str(dump)))
             except ValueError as err:
                 raise ValueError(f"{dump}: {err}") from None
             _draw_frame(tree_dir, frame, tree, deferred["render_opts"])

@@ -392,6 +392,22 @@ def test_cli_file_and_stdin(tmp_path):
     assert set(Drawing(proc.stdout).named("sub_")) == {"sub_2", "sub_6"}
 
 
+def test_cli_reads_dumps_byte_for_byte(tmp_path):
+    """A CR (CRLF, or a lone one) and bytes that are not UTF-8, in a file or
+    on stdin: the dump's line is named, exit 1, no traceback."""
+    for data in (DUMP_7.replace("\n", "\r\n").encode(),
+                 DUMP_7.replace("\nnode ", "\rnode ", 1).encode(),
+                 DUMP_7.encode().replace(b"tree ", b"tree \xff", 1)):
+        path = tmp_path / "bad.dump"
+        path.write_bytes(data)
+        for args, stdin in (([str(path)], None), (["-"], data)):
+            proc = subprocess.run([str(RENDER_CLI), *args, "-o", str(tmp_path / "x.svg")],
+                                  input=stdin, capture_output=True, check=False)
+            err = proc.stderr.decode()
+            assert proc.returncode == 1 and "non-ASCII or control character" in err, err
+            assert "Traceback" not in err
+
+
 def test_cli_rejects_bad_input():
     proc = subprocess.run([str(RENDER_CLI), "-"], input="tree x\nnode 1\n",
                           capture_output=True, text=True, check=False)
