@@ -182,7 +182,8 @@ def _int(lineno: int, text: str, what: str, lo: int = S64_MIN,
         raise DumpError(lineno, f"bad {what} {text!r} ({e})") from None
 
 
-def _ref(lineno: int, text: str, what: str, unknown: bool = False) -> Ref:
+def _ref(lineno: int, text: str, what: str, unknown: bool = False,
+         id_min: int = 1) -> Ref:
     """Parse a node reference: an id, ``-`` or (if allowed) ``?``."""
     if text == "-":
         return None
@@ -190,15 +191,15 @@ def _ref(lineno: int, text: str, what: str, unknown: bool = False) -> Ref:
         if unknown:
             return UNKNOWN
         raise DumpError(lineno, f"'?' is not allowed as {what}")
-    return _int(lineno, text, what, 0, ID_MAX)
+    return _int(lineno, text, what, id_min, ID_MAX)
 
 
 def _link(text: str) -> Ref:
     return None if text == "-" else UNKNOWN if text == "?" else int(text)
 
 
-def _fast_node(line: str, augmented: bool,
-               key_max: int = S64_MAX) -> Node | None:
+def _fast_node(line: str, augmented: bool, key_max: int = S64_MAX,
+               id_min: int = 1) -> Node | None:
     """The node of a well-formed line in range, or None."""
     m = _NODE.match(line)
     if m is None:
@@ -206,9 +207,10 @@ def _fast_node(line: str, augmented: bool,
     _, nid, key, color, parent, left, right, aug = m.groups()
     node = Node(int(nid), int(key), color, _link(parent), _link(left),
                 _link(right), None if aug == "-" else int(aug))
-    if node.id > ID_MAX or not S64_MIN <= node.key <= key_max or \
+    if not id_min <= node.id <= ID_MAX or \
+            not S64_MIN <= node.key <= key_max or \
             (augmented != (node.aug is not None)) or \
-            any(isinstance(r, int) and r > ID_MAX
+            any(isinstance(r, int) and not id_min <= r <= ID_MAX
                 for r in (node.parent, node.left, node.right)) or \
             (node.aug is not None and not S64_MIN <= node.aug <= key_max):
         return None
@@ -216,7 +218,7 @@ def _fast_node(line: str, augmented: bool,
 
 
 def _node(lineno: int, fields: list, augmented: bool,
-          key_max: int = S64_MAX) -> Node:
+          key_max: int = S64_MAX, id_min: int = 1) -> Node:
     if len(fields) != 8:
         raise DumpError(lineno, f"{fields[0]} line has {len(fields)} "
                         "fields, expected 8")
@@ -230,12 +232,12 @@ def _node(lineno: int, fields: list, augmented: bool,
                         "'augmented' (expected '-')")
     else:
         aug = None
-    return Node(id=_int(lineno, fields[1], "node id", 0, ID_MAX),
+    return Node(id=_int(lineno, fields[1], "node id", id_min, ID_MAX),
                 key=_int(lineno, fields[2], "key", S64_MIN, key_max),
                 color=color,
-                parent=_ref(lineno, fields[4], "parent", True),
-                left=_ref(lineno, fields[5], "left", True),
-                right=_ref(lineno, fields[6], "right", True),
+                parent=_ref(lineno, fields[4], "parent", True, id_min),
+                left=_ref(lineno, fields[5], "left", True, id_min),
+                right=_ref(lineno, fields[6], "right", True, id_min),
                 aug=aug)
 
 
@@ -280,9 +282,9 @@ class _Parser:
         elif tag in ("count", "nodes", "height"):
             value = _int(lineno, value, tag, 0)
         elif tag == "root":
-            value = _ref(lineno, value, tag)
+            value = _ref(lineno, value, tag, id_min=self.id_min())
         elif tag in ("leftmost", "rightmost"):
-            value = _ref(lineno, value, tag)
+            value = _ref(lineno, value, tag, id_min=self.id_min())
             if value is not None and tag not in flags:
                 raise DumpError(lineno, f"{tag} {value} on a tree without "
                                 f"the {tag!r} cache (expected '-')")
@@ -300,6 +302,11 @@ class _Parser:
             value = None if value == "-" else value
         self.header[tag] = value
 
+    def id_min(self) -> int:
+        """The least node id: the module's count from 1; a kernel tree's
+        ids are in-order positions, from 0."""
+        return 0 if self.header.get("api") == "kernel" else 1
+
     def node_line(self, lineno: int, tag: str, fields: list,
                   line: str = "") -> None:
         if len(self.header) != len(_HEADER):
@@ -312,8 +319,9 @@ class _Parser:
             raise DumpError(lineno, "node line after a lost line")
         augmented = self.header["aug"] is not None
         key_max = U64_MAX if self.header["api"] == "kernel" else S64_MAX
-        node = _fast_node(line, augmented, key_max) or \
-            _node(lineno, fields, augmented, key_max)
+        id_min = self.id_min()
+        node = _fast_node(line, augmented, key_max, id_min) or \
+            _node(lineno, fields, augmented, key_max, id_min)
         if node.id in self.nodes or node.id in self.lost:
             raise DumpError(lineno, f"node {node.id} listed twice")
         (self.nodes if tag == "node" else self.lost)[node.id] = node

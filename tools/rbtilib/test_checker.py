@@ -362,10 +362,10 @@ HAND_MADE = {
                        lines=["node 2 20 B - 4 3 3", "node 4 20 R 2 - - 1",
                               "node 3 20 R 2 - - 1"]), 2),
     "root-color": (dict(lines=with_line(0, "node 2 20 R - 1 3 3")), 2),
-    "red-red": (dict(count=4, nodes=4, leftmost=0, height=3,
-                     lines=["node 2 20 B - 1 3 4", "node 1 10 R 2 0 - 2",
-                            "node 0 5 R 1 - - 1", "node 3 30 R 2 - - 1"]),
-                0),
+    "red-red": (dict(count=4, nodes=4, leftmost=4, height=3,
+                     lines=["node 2 20 B - 1 3 4", "node 1 10 R 2 4 - 2",
+                            "node 4 5 R 1 - - 1", "node 3 30 R 2 - - 1"]),
+                4),
     "black-height": (dict(lines=with_line(2, "node 3 30 B 2 - - 1")), 3),
     "parent": (dict(lines=with_line(2, "node 3 30 R 1 - - 1")), 3),
     "count": (dict(count=4), 2),
@@ -428,7 +428,7 @@ def test_issue_unknown_parent_is_not_id_minus_one():
     with pytest.raises(ValueError):
         parse_dump(text)
     # ... and with a real id the '?' parent is never taken for it.
-    text = text.replace("-1", "0")
+    text = text.replace("-1", "1")
     found = expect(parse_dump(text), "parent", 2)
     assert "no node of this tree" in found.message
 

@@ -172,9 +172,19 @@ def test_id_extremes_accepted():
     text = (SAMPLE.replace("node 1 10 R", f"node {top} 10 R")
             .replace("B - 1 3 3", f"B - {top} 3 3").replace(" 2 - 1 3", ""))
     assert list(parse_dump(text).nodes) == [2, top, 3]
+    # The module counts ids from 1 (DEBUGFS.md); a kernel tree's ids are
+    # in-order positions, from 0.
     zero = SAMPLE.replace("node 1 10 R", "node 0 10 R").replace(
         "B - 1 3 3", "B - 0 3 3")
-    assert list(parse_dump(zero).nodes) == [2, 0, 3]
+    with pytest.raises(DumpError, match="bad left '0'"):
+        parse_dump(zero)
+    for old, new in (("root 2", "root 0"), ("B - 1 3 3", "B - 0 3 3"),
+                     ("R 2 - - 1\nnode 3", "R 0 - - 1\nnode 3")):
+        assert old in SAMPLE
+        with pytest.raises(DumpError, match="'0'"):
+            parse_dump(SAMPLE.replace(old, new, 1))
+    kernel = parse_dump(zero.replace("api santos", "api kernel"))
+    assert list(kernel.nodes) == [2, 0, 3]
 
 
 @pytest.mark.parametrize("old, new, line, words", [
