@@ -103,17 +103,23 @@ def inserted_ids(ops: list[tuple[str, int, str]], tree: Tree) -> list[int]:
 
 
 
+STDERR = object()
+"""Fuzzer's default log: whatever sys.stderr is when the Fuzzer is made."""
+
+
 class Fuzzer:
     """Runs one :class:`Config` on *infos* through *driver*."""
 
     def __init__(self, driver, infos: list[TreeInfo], config: Config,
                  model_factory: Callable[[TreeInfo], Model] = default_model,
-                 log=sys.stderr) -> None:
+                 log=STDERR) -> None:
         self.driver = driver
         self.infos = infos
         self.config = config
         self.model_factory = model_factory
-        self.log = log
+        # Looked up now, not when this module was imported: sys.stderr may
+        # have been replaced since (pytest's capture, a redirection).
+        self.log = sys.stderr if log is STDERR else log
         self.stats = Stats(trees=[i.name for i in infos])
         self.history: list = []
         self.repro: str | None = None

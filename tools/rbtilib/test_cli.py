@@ -110,6 +110,16 @@ def test_fuzz_ok_and_failure(capsys, tmp_path, monkeypatch):
     assert status == 0 and "does not reproduce" in out
 
 
+def test_negative_key_range_is_a_value(capsys):
+    """--keys -5:5 (a negative LO) is the range, not an unknown option."""
+    status, _, err = run(["fuzz", "--keys", "-5:5", "--trees", "santos",
+                          "--ops", "300", "--seed", "3", "--progress", "0"],
+                         FakeDebugfs(), capsys)
+    assert status == 0, err
+    status, _, err = run(["fuzz", "--keys", "-5:-9"], Unavailable(), capsys)
+    assert status == 2 and "bad key range '-5:-9'" in err
+
+
 @pytest.mark.parametrize("argv", [
     ["fuzz", "--keys", "9:1"], ["fuzz", "--mix", "1:1"], ["fuzz", "--keys", "5"],
     ["fuzz", "--ops", "0"], ["fuzz", "--check-every", "x"],
