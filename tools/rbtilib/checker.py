@@ -112,8 +112,11 @@ class _Shape:
             if child is UNKNOWN or child not in nodes:
                 if not cut_short:
                     yield Violation("parent", nid,
-                                    f"{name} child {_ref(child)} of node "
-                                    f"{nid} is not in the dump")
+                                    f"{name} link of node {nid} points at "
+                                    + ("no node of this tree"
+                                       if child is UNKNOWN else
+                                       f"node {child}, which is not in the "
+                                       "dump"))
                 continue
             if child in path:
                 yield Violation("cycle", nid,
