@@ -22,14 +22,18 @@ import argparse
 import dataclasses
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from rbtibench import code, counts, machine, report, results, stats
+from rbtibench import code, counts, machine, proc, report, results, stats
 
 DEBUGFS_RUN = Path("/sys/kernel/debug/rbtree_bench/run")
+ROUND_LIMIT = 900
+"""Seconds one timing round may take (a round is a part of --time-cap; a
+1e6-node tree takes minutes a repetition)."""
+SHORT_LIMIT = 120
+"""Seconds for a program that should take a moment (insmod, a probe run)."""
 # Variants built both in the kernel and in userspace (bsd: userspace only).
 KERNEL_VARIANTS = {"open", "open_bf", "open_cmp", "mainline", "ovs_inline",
                    "ovs_ool", "santos", "santos_lc", "santos_dup"}
@@ -57,7 +61,7 @@ def _run_round(binary: Path, cpu: int, args: argparse.Namespace, offset: int
                ) -> list[results.Cell]:
     cmd = ["taskset", "-c", str(cpu), str(binary), "-n", ",".join(map(str, args.sizes)),
            "-r", str(args.round_reps), "-m", str(args.min_ops), "-s", str(args.seed)]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    out = proc.run(cmd, ROUND_LIMIT, capture_output=True, text=True).stdout
     run = results.parse_run(out.splitlines())
     bad = list(results.disagreements(run))
     if bad:
@@ -166,8 +170,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _variants_of(binary: Path) -> list[str]:
-    out = subprocess.run([str(binary), "-n", "1", "-r", "1", "-m", "1"], check=True,
-                         capture_output=True, text=True).stdout
+    out = proc.run([str(binary), "-n", "1", "-r", "1", "-m", "1"], SHORT_LIMIT,
+                   capture_output=True, text=True).stdout
     return results.parse_run(out.splitlines()).variants
 
 
@@ -192,7 +196,7 @@ def cmd_guest_run(args: argparse.Namespace) -> int:
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     params = [f"sizes={','.join(map(str, args.sizes))}", f"reps={args.reps}",
               f"min_ops={args.min_ops}"]
-    subprocess.run(["insmod", str(args.module), *params], check=True)
+    proc.run(["insmod", str(args.module), *params], SHORT_LIMIT)
     try:
         t0 = time.monotonic()
         with DEBUGFS_RUN.open("w") as f:
@@ -200,7 +204,7 @@ def cmd_guest_run(args: argparse.Namespace) -> int:
         seconds = time.monotonic() - t0
         args.raw.write_text(DEBUGFS_RUN.read_text())
     finally:
-        subprocess.run(["rmmod", "rbtree_bench"], check=False)
+        proc.run(["rmmod", "rbtree_bench"], SHORT_LIMIT, check=False)
     env = machine.environment() | {"pinned_cpu": str(min(os.sched_getaffinity(0))),
                                    "seconds": f"{seconds:.1f}"}
     args.raw.with_name(args.raw.name.replace("-raw.txt", "") + "-env.json").write_text(

@@ -12,8 +12,12 @@ ratio should be 1, so its spread is the method's noise floor.
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
+
+from . import proc
+
+TOOL_LIMIT = 120
+"""Seconds nm or objdump may take on a benchmark binary."""
 
 CLONE = re.compile(r"\.(isra|constprop|part|cold|clone|lto_priv|localalias)\b")
 # Operation of the benchmark -> suffix of the entry point that runs it.
@@ -41,8 +45,8 @@ def expected_entries(sources: list[str]) -> set[str]:
 
 def symbols(binary: Path) -> list[tuple[int, int, str, str]]:
     """(address, size, type, name) of every symbol with a size."""
-    out = subprocess.run(["nm", "--print-size", "--defined-only", str(binary)],
-                         check=True, capture_output=True, text=True).stdout
+    out = proc.run(["nm", "--print-size", "--defined-only", str(binary)],
+                   TOOL_LIMIT, capture_output=True, text=True).stdout
     syms = []
     for line in out.splitlines():
         fields = line.split()
@@ -56,8 +60,8 @@ def disassembly(binary: Path) -> dict[str, list[str]]:
     jumps inside a function as +offset, calls and references by symbol."""
     syms = symbols(binary)
     by_addr = {addr: name for addr, _, kind, name in syms if kind in "tTdDbBrR"}
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-M", "att", str(binary)],
-                         check=True, capture_output=True, text=True).stdout
+    out = proc.run(["objdump", "-d", "--no-show-raw-insn", "-M", "att", str(binary)],
+                   TOOL_LIMIT, capture_output=True, text=True).stdout
     funcs: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in out.splitlines():

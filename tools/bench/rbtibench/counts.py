@@ -18,8 +18,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import proc
+
 # A Zen-like hierarchy, fixed: 32 KiB I1, 48 KiB D1, 32 MiB LL.
 CACHES = ["--I1=32768,8,64", "--D1=49152,12,64", "--LL=33554432,16,64"]
+VALGRIND_LIMIT = 1800
+"""Seconds one binary's run under callgrind may take (every variant and
+operation at the count sizes, some 50 times slower than natively)."""
 EVENTS = ("Ir", "Bc", "Bcm", "Bi", "Bim", "D1m", "LLm")
 
 
@@ -61,11 +66,11 @@ def measure(binary: Path, sizes: list[int], seed: int = 1) -> list[Counts]:
     (one repetition after a warm-up, one pass per cell) and read its dumps."""
     with tempfile.TemporaryDirectory(prefix="rbti-cg-") as tmp:
         out = Path(tmp) / "cg.out"
-        subprocess.run(["valgrind", "--tool=callgrind", "--cache-sim=yes",
-                        "--branch-sim=yes", *CACHES, f"--callgrind-out-file={out}",
-                        str(binary), "-c", "-n", ",".join(map(str, sizes)),
-                        "-r", "1", "-m", "1", "-s", str(seed)],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc.run(["valgrind", "--tool=callgrind", "--cache-sim=yes",
+                  "--branch-sim=yes", *CACHES, f"--callgrind-out-file={out}",
+                  str(binary), "-c", "-n", ",".join(map(str, sizes)),
+                  "-r", "1", "-m", "1", "-s", str(seed)],
+                 VALGRIND_LIMIT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         found = [parse_dump(p.read_text(errors="replace"))
                  for p in sorted(Path(tmp).glob("cg.out.*"))]
     return [c for c in found if c is not None]

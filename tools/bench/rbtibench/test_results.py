@@ -2,6 +2,8 @@
 """Tests of the benchmark output parser, statistics and agreement checks."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from rbtibench import code, counts, machine, results, stats
@@ -186,3 +188,26 @@ def test_check_rejects_a_guest_whose_digest_differs(tmp_path) -> None:
     bad = check(host, guest)
     assert bad.returncode == 1
     assert "not ok guest-raw.txt digests equal host-raw.txt's" in bad.stdout
+
+
+def test_programs_run_under_a_time_limit(tmp_path):
+    """proc.run: the output and status as subprocess.run's; a program past
+    its limit gets SIGTERM, one that ignores it SIGKILL, and TimedOut."""
+    import subprocess
+    import time
+    from rbtibench import proc
+
+    assert proc.run(["sh", "-c", "echo hi"], 10, capture_output=True,
+                    text=True).stdout == "hi\n"
+    with pytest.raises(subprocess.CalledProcessError):
+        proc.run(["sh", "-c", "exit 3"], 10)
+    assert proc.run(["sh", "-c", "exit 3"], 10, check=False).returncode == 3
+    pid = tmp_path / "pid"
+    for script in ("sleep 1000", "trap '' TERM; sleep 1000"):
+        t0 = time.monotonic()
+        with pytest.raises(proc.TimedOut, match="did not finish in 1 s"):
+            proc.run(["sh", "-c", f"echo $$ > {pid}; {script}"], 1,
+                     capture_output=True)
+        assert time.monotonic() - t0 < 1 + proc.GRACE + 5
+        with pytest.raises(ProcessLookupError):
+            os.kill(int(pid.read_text()), 0)
