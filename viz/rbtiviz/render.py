@@ -49,6 +49,9 @@ BOX_FILL = "#eeeeee"
 NIL_COLOR = "#9e9e9e"
 FONT = "DejaVu Sans,Helvetica,Arial,sans-serif"
 PNG_DPI = 110
+DOT_TIMEOUT = 120
+"""Seconds Graphviz may take before it is killed: dot's layout of some
+trees (a 5,000-node chain, say) does not finish in minutes."""
 
 FORMATS = ("svg", "png", "dot", "html")
 LAYOUTS = ("auto", "dot", "direct")
@@ -366,12 +369,22 @@ def format_of(path: str | Path, fmt: str | None = None) -> str:
     return fmt
 
 
-def run_dot(dot_text: str, fmt: str) -> bytes:
-    """Lay out ``dot_text`` with Graphviz and return the ``fmt`` output."""
+def run_dot(dot_text: str, fmt: str, timeout: float = DOT_TIMEOUT) -> bytes:
+    """Lay out ``dot_text`` with Graphviz and return the ``fmt`` output.
+
+    RuntimeError if dot fails, or takes more than *timeout* seconds (it
+    is killed then).
+    """
     cmd = [dot_binary(), f"-T{fmt}"]
     if fmt == "png":
         cmd.append(f"-Gdpi={PNG_DPI}")
-    proc = subprocess.run(cmd, input=dot_text.encode(), capture_output=True, check=False)
+    try:
+        proc = subprocess.run(cmd, input=dot_text.encode(), capture_output=True,
+                              check=False, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"dot -T{fmt} did not finish in {timeout:g} s and was "
+                           "killed; draw an svg or html (laid out directly), or "
+                           "use --max-depth or --collapse") from None
     if proc.returncode != 0:
         raise RuntimeError(f"dot -T{fmt} failed ({proc.returncode}): "
                            f"{proc.stderr.decode(errors='replace').strip()}")

@@ -5,6 +5,7 @@ in input order, positions)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -374,6 +375,24 @@ def test_png_and_dot_snapshots(tmp_path):
     assert forced.read_text().lstrip().startswith("<?xml")
     with pytest.raises(ValueError, match="gif"):
         write_snapshot(tree, tmp_path / "t.gif")
+
+
+def test_dot_that_hangs_is_killed(tmp_path, monkeypatch):
+    """Graphviz runs under a time limit: a dot that never ends is killed and
+    reported, it does not hang the render."""
+    import time
+    from rbtiviz import render
+    fake = tmp_path / "dot"
+    fake.write_text(f"#!/bin/sh\necho $$ > {tmp_path}/pid\nexec sleep 1000\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(render, "dot_binary", lambda: str(fake))
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeError, match="did not finish in 1 s and was killed"):
+        render.run_dot("digraph {}", "png", timeout=1)
+    assert time.monotonic() - t0 < 30
+    pid = int((tmp_path / "pid").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
 
 
 def test_cli_file_and_stdin(tmp_path):
