@@ -34,8 +34,11 @@ def tree_infos(driver, names: list[str] | None):
 
 
 def is_saved_dump(arg: str) -> bool:
-    """True if *arg* names a saved dump rather than a live tree."""
-    return arg == "-" or "/" in arg or os.path.isfile(arg)
+    """True if *arg* names a saved dump rather than a live tree: ``-``, a
+    path, an existing file, or a name with a dot (the module's trees are
+    named like C identifiers), so that a mistyped ``x.dump`` is reported as
+    a missing file, not as a tree debugfs lacks."""
+    return arg == "-" or "/" in arg or "." in arg or os.path.isfile(arg)
 
 
 def read_saved_dump(arg: str) -> tuple[Tree | None, str | None]:

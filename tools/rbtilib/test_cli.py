@@ -254,6 +254,11 @@ def test_check_bad_saved_dumps(tmp_path, capsys):
     status, _, err = run(["check", str(tmp_path / "none.dump")],
                          Unavailable(), capsys)
     assert status == 2 and "No such file" in err
+    # A bare file name that does not exist is a missing file too, not a
+    # tree to look for in debugfs.
+    for sub in ("check", "show"):
+        status, _, err = run([sub, "typo.dump"], Unavailable(), capsys)
+        assert status == 2 and "typo.dump: No such file" in err, err
 
 
 def test_saved_dumps_are_read_byte_for_byte(tmp_path, capsys, monkeypatch):
