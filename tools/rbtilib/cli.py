@@ -9,7 +9,6 @@ loaded".
 """
 
 import os
-import sys
 
 from .dump import DumpError, Tree, parse_dump, read_dump_file
 
