@@ -225,6 +225,23 @@ static int rbti_cmp_s64(const void *a, const void *b)
 /* Nodes on every tree's list, plus those reserved for a running write. */
 static atomic_long_t rbti_total_nodes = ATOMIC_LONG_INIT(0);
 
+/*
+ * Nodes come from their own cache, hidden from kmemleak: every node is on
+ * its tree's list and counted, and kmem_cache_destroy() at unload names
+ * the cache if one was never freed (a WARN, which the debug guest treats
+ * as a failure). kmemleak's stack trace per allocation and per free was
+ * about 60 % of an insert's or an erase's time in the debug guest.
+ * KASAN still checks every node access.
+ */
+static struct kmem_cache *rbti_node_cache;
+
+/* Free a node that is on no list and in no tree; NULL is ignored. */
+static void rbti_node_free(struct rbti_node *n)
+{
+	if (n)
+		kmem_cache_free(rbti_node_cache, n);
+}
+
 static void rbti_free_nodes(struct rbti_node **nodes, size_t n)
 {
 	size_t i;
@@ -232,7 +249,7 @@ static void rbti_free_nodes(struct rbti_node **nodes, size_t n)
 	if (!nodes)
 		return;
 	for (i = 0; i < n; i++)
-		kfree(nodes[i]);
+		rbti_node_free(nodes[i]);
 	kvfree(nodes);
 }
 
@@ -246,7 +263,7 @@ static struct rbti_node **rbti_alloc_nodes(size_t n)
 	if (!nodes)
 		return NULL;
 	for (i = 0; i < n; i++) {
-		nodes[i] = kzalloc(sizeof(*nodes[i]), GFP_KERNEL);
+		nodes[i] = kmem_cache_zalloc(rbti_node_cache, GFP_KERNEL);
 		if (!nodes[i]) {
 			rbti_free_nodes(nodes, i);
 			return NULL;
@@ -297,7 +314,7 @@ static void rbti_free_all(struct rbti_tree *t)
 	unsigned long i = 0;
 
 	list_for_each_entry_safe(n, tmp, &t->all, list) {
-		kfree(n);
+		rbti_node_free(n);
 		if (!(++i % 1024))
 			cond_resched();
 	}
@@ -349,7 +366,7 @@ static int rbti_do_insert(struct rbti_tree *t, struct rbti_node *n,
 	/* The new node took the old one's place, and its reservation. */
 	list_del(&old->list);
 	*old_id = old->id;
-	kfree(old);
+	rbti_node_free(old);
 	return 1;
 }
 
@@ -486,7 +503,7 @@ static int rbti_erase(struct rbti_tree *t, char *buf)
 		ret = n ? 0 : -ENOENT;
 	}
 	mutex_unlock(&t->lock);
-	kfree(n);
+	rbti_node_free(n);
 	return ret;
 }
 
@@ -1058,7 +1075,7 @@ static int rbti_run_op(struct rbti_tree *t, const struct rbti_op *op,
 		if (!n)
 			break;
 		ret = scnprintf(res, RBTI_RESULT_MAX, "erased %llu\n", n->id);
-		kfree(n);
+		rbti_node_free(n);
 		return ret;
 	case 'f':
 		n = rbti_do_find(t, op);
@@ -1220,9 +1237,15 @@ static int __init rbti_init(void)
 	struct dentry *dir;
 	size_t i, j;
 
+	rbti_node_cache = kmem_cache_create("rbti_node", sizeof(struct rbti_node),
+					    0, SLAB_NOLEAKTRACE, NULL);
+	if (!rbti_node_cache)
+		return -ENOMEM;
 	rbti_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	if (IS_ERR(rbti_dir))
+	if (IS_ERR(rbti_dir)) {
+		kmem_cache_destroy(rbti_node_cache);
 		return PTR_ERR(rbti_dir);
+	}
 	debugfs_create_file("trees", 0600, rbti_dir, NULL, &rbti_trees_fops);
 
 	for (i = 0; i < ARRAY_SIZE(rbti_trees); i++) {
@@ -1251,6 +1274,8 @@ static void __exit rbti_exit(void)
 		rbti_free_all(&rbti_trees[i]);
 		mutex_destroy(&rbti_trees[i].lock);
 	}
+	/* WARNs, naming the cache, if a node was never freed. */
+	kmem_cache_destroy(rbti_node_cache);
 }
 
 module_init(rbti_init);
