@@ -205,16 +205,31 @@ def _fast_node(line: str, augmented: bool, key_max: int = S64_MAX,
     if m is None:
         return None
     _, nid, key, color, parent, left, right, aug = m.groups()
-    node = Node(int(nid), int(key), color, _link(parent), _link(left),
-                _link(right), None if aug == "-" else int(aug))
-    if not id_min <= node.id <= ID_MAX or \
-            not S64_MIN <= node.key <= key_max or \
-            (augmented != (node.aug is not None)) or \
-            any(isinstance(r, int) and not id_min <= r <= ID_MAX
-                for r in (node.parent, node.left, node.right)) or \
-            (node.aug is not None and not S64_MIN <= node.aug <= key_max):
+    # Each test in the form the regex left possible (a link is '-', '?'
+    # or digits); anything out of range goes to the slow path.
+    nid, key = int(nid), int(key)
+    if not id_min <= nid <= ID_MAX or not S64_MIN <= key <= key_max:
         return None
-    return node
+    links = []
+    for text in (parent, left, right):
+        if text == "-":
+            links.append(None)
+        elif text == "?":
+            links.append(UNKNOWN)
+        else:
+            ref = int(text)
+            if not id_min <= ref <= ID_MAX:
+                return None
+            links.append(ref)
+    if aug == "-":
+        if augmented:
+            return None
+        value = None
+    else:
+        value = int(aug)
+        if not augmented or not S64_MIN <= value <= key_max:
+            return None
+    return Node(nid, key, color, links[0], links[1], links[2], value)
 
 
 def _node(lineno: int, fields: list, augmented: bool,
@@ -307,8 +322,10 @@ class _Parser:
         ids are in-order positions, from 0."""
         return 0 if self.header.get("api") == "kernel" else 1
 
-    def node_line(self, lineno: int, tag: str, fields: list,
+    def node_line(self, lineno: int, tag: str, fields: list | None,
                   line: str = "") -> None:
+        """A node or lost line; *fields* None: *line* not split yet, and
+        only a well-formed line may take the fast path."""
         if len(self.header) != len(_HEADER):
             raise DumpError(lineno, f"{tag} line before the header ended")
         if self.error is not None and tag == "node":
@@ -320,15 +337,26 @@ class _Parser:
         augmented = self.header["aug"] is not None
         key_max = U64_MAX if self.header["api"] == "kernel" else S64_MAX
         id_min = self.id_min()
-        node = _fast_node(line, augmented, key_max, id_min) or \
-            _node(lineno, fields, augmented, key_max, id_min)
+        node = _fast_node(line, augmented, key_max, id_min)
+        if node is None:
+            if fields is None:
+                # Not well-formed or out of range: the slow path of
+                # line() names the problem.
+                self.line(lineno, line, fast=False)
+                return
+            node = _node(lineno, fields, augmented, key_max, id_min)
         if node.id in self.nodes or node.id in self.lost:
             raise DumpError(lineno, f"node {node.id} listed twice")
         (self.nodes if tag == "node" else self.lost)[node.id] = node
 
-    def line(self, lineno: int, line: str) -> None:
+    def line(self, lineno: int, line: str, fast: bool = True) -> None:
         if self.end is not None:
             raise DumpError(lineno, "text after 'end'")
+        if fast and line[:5] in ("node ", "lost "):
+            # Most of a dump: _NODE admits only ASCII fields separated
+            # by single spaces, which the checks below would test.
+            self.node_line(lineno, line[:4], None, line)
+            return
         if not line:
             raise DumpError(lineno, "empty line")
         if not line.isascii() or not line.isprintable():
