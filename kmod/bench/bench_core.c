@@ -13,6 +13,12 @@
  *			three-way bench_cmp_keys() as the generic APIs'
  *			comparison functions (cmp < 0: left, > 0: right, 0:
  *			found): what an API costs beyond its comparison form
+ *	open_cmp_u	open_cmp for a unique tree, as the generic APIs
+ *			write it: insert tests for an equal key on the way
+ *			down (Santos's unique insert), find tests equality
+ *			first (_rb_search(), Santos's unique find)
+ *	open_cmp_first	open_cmp whose find returns the first of equal
+ *			keys (Santos's find on a tree with equal keys)
  *	mainline	6.1's rb_add() and rb_find() (no "greater" helper)
  *	ovs_inline	Overstreet's _rb_insert_allow_dup(), _rb_search(),
  *			_rb_greater()
@@ -289,6 +295,66 @@ bench_open_cmp_greater(struct bench_tree *t, u64 key)
 	}
 
 	return rb_entry_safe(greater, struct bench_obj, node);
+}
+
+/* open_cmp_u: an equal key is not linked, as on a unique tree. */
+static BENCH_ENTRY void bench_open_cmp_u_insert(struct bench_tree *t,
+						struct bench_obj *obj)
+{
+	struct rb_node **p = &t->root.rb_node;
+	struct rb_node *parent = NULL;
+	long c;
+
+	while (*p) {
+		parent = *p;
+		c = bench_cmp_keys(obj->key, bench_obj_of(parent)->key);
+		if (c < 0)
+			p = &parent->rb_left;
+		else if (c > 0)
+			p = &parent->rb_right;
+		else
+			return;
+	}
+
+	rb_link_node(&obj->node, parent, p);
+	rb_insert_color(&obj->node, &t->root);
+}
+
+/* open_cmp_u: equality first, then the child by the sign. */
+static BENCH_ENTRY struct bench_obj *bench_open_cmp_u_find(struct bench_tree *t,
+							   u64 key)
+{
+	struct rb_node *n = t->root.rb_node;
+	int c;
+
+	while (n) {
+		c = bench_cmp_keys(key, bench_obj_of(n)->key);
+		if (!c)
+			return bench_obj_of(n);
+		n = c < 0 ? n->rb_left : n->rb_right;
+	}
+
+	return NULL;
+}
+
+/* open_cmp_first: the first node in order with @key, down to a leaf. */
+static BENCH_ENTRY struct bench_obj *
+bench_open_cmp_first_find(struct bench_tree *t, u64 key)
+{
+	struct rb_node *n = t->root.rb_node, *match = NULL;
+	int c;
+
+	while (n) {
+		c = bench_cmp_keys(key, bench_obj_of(n)->key);
+		if (!c)
+			match = n;
+		if (c < 0 || !c)
+			n = n->rb_left;
+		else
+			n = n->rb_right;
+	}
+
+	return rb_entry_safe(match, struct bench_obj, node);
 }
 
 /* Shared by every variant whose API has no erase or walk of its own. */
@@ -583,6 +649,10 @@ BENCH_VARIANT(open_bf, bench_open_bf_insert, bench_open_bf_find,
 	      bench_open_bf_greater, bench_plain_erase, bench_plain_walk)
 BENCH_VARIANT(open_cmp, bench_open_cmp_insert, bench_open_cmp_find,
 	      bench_open_cmp_greater, bench_plain_erase, bench_plain_walk)
+BENCH_VARIANT(open_cmp_u, bench_open_cmp_u_insert, bench_open_cmp_u_find,
+	      bench_open_cmp_greater, bench_plain_erase, bench_plain_walk)
+BENCH_VARIANT(open_cmp_first, bench_open_cmp_insert, bench_open_cmp_first_find,
+	      bench_open_cmp_greater, bench_plain_erase, bench_plain_walk)
 BENCH_VARIANT(mainline, bench_mainline_insert, bench_mainline_find, NULL,
 	      bench_plain_erase, bench_plain_walk)
 BENCH_VARIANT(ovs_inline, bench_ovs_inline_insert, bench_ovs_inline_find,
@@ -625,6 +695,8 @@ static const struct bench_variant bench_variants[] = {
 	{ "open",	bench_open_loop,	true,	false,	false },
 	{ "open_bf",	bench_open_bf_loop,	true,	false,	false },
 	{ "open_cmp",	bench_open_cmp_loop,	true,	false,	false },
+	{ "open_cmp_u",	bench_open_cmp_u_loop,	true,	false,	false },
+	{ "open_cmp_first", bench_open_cmp_first_loop, true, false,	false },
 	{ "mainline",	bench_mainline_loop,	false,	false,	false },
 	{ "ovs_inline",	bench_ovs_inline_loop,	true,	false,	false },
 	{ "ovs_ool",	bench_ovs_ool_loop,	true,	false,	false },

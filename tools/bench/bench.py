@@ -35,8 +35,9 @@ ROUND_LIMIT = 900
 SHORT_LIMIT = 120
 """Seconds for a program that should take a moment (insmod, a probe run)."""
 # Variants built both in the kernel and in userspace (bsd: userspace only).
-KERNEL_VARIANTS = {"open", "open_bf", "open_cmp", "mainline", "ovs_inline",
-                   "ovs_ool", "santos", "santos_lc", "santos_dup"}
+KERNEL_VARIANTS = {"open", "open_bf", "open_cmp", "open_cmp_u", "open_cmp_first",
+                   "mainline", "ovs_inline", "ovs_ool", "santos", "santos_lc",
+                   "santos_dup"}
 
 
 def _sizes(text: str) -> list[int]:
