@@ -95,3 +95,27 @@ def test_fuzz_seed_verdicts_on_the_fake(tmp_path, capsys):
     assert "FAIL" in capsys.readouterr().out
     assert not any(f.endswith(".json") for _, _, fs in os.walk(tmp_path)
                    for f in fs)
+
+
+def test_fuzz_seed_reload_failure_is_reported(monkeypatch):
+    """A seed ends with an unload and a load (a leaked node shows at
+    unload); a failing rmmod or insmod is named, never ignored."""
+    import subprocess
+    seed = load_fuzz_seed()
+    calls = []
+
+    def fake_run(cmd, **kwargs):
+        calls.append(cmd[0])
+        return subprocess.CompletedProcess(cmd, 1 if cmd[0] == "rmmod" else 0,
+                                           "", "Module is in use")
+    monkeypatch.setattr(seed.subprocess, "run", fake_run)
+    assert seed.reload() == "rmmod: exit 1: Module is in use"
+    assert calls == ["rmmod"]
+
+    def ok_run(cmd, **kwargs):
+        calls.append(cmd[0])
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+    calls.clear()
+    monkeypatch.setattr(seed.subprocess, "run", ok_run)
+    assert seed.reload() is None
+    assert calls == ["rmmod", "insmod"]
