@@ -194,10 +194,6 @@ def _ref(lineno: int, text: str, what: str, unknown: bool = False,
     return _int(lineno, text, what, id_min, ID_MAX)
 
 
-def _link(text: str) -> Ref:
-    return None if text == "-" else UNKNOWN if text == "?" else int(text)
-
-
 def _fast_node(line: str, augmented: bool, key_max: int = S64_MAX,
                id_min: int = 1) -> Node | None:
     """The node of a well-formed line in range, or None."""
@@ -254,6 +250,18 @@ def _node(lineno: int, fields: list, augmented: bool,
                 left=_ref(lineno, fields[5], "left", True, id_min),
                 right=_ref(lineno, fields[6], "right", True, id_min),
                 aug=aug)
+
+
+def _fields(lineno: int, line: str) -> list:
+    """The space-separated fields of a line of printable ASCII."""
+    if not line:
+        raise DumpError(lineno, "empty line")
+    if not line.isascii() or not line.isprintable():
+        raise DumpError(lineno, "non-ASCII or control character")
+    fields = line.split(" ")
+    if "" in fields:
+        raise DumpError(lineno, "fields must be separated by one space")
+    return fields
 
 
 class _Parser:
@@ -339,31 +347,24 @@ class _Parser:
         id_min = self.id_min()
         node = _fast_node(line, augmented, key_max, id_min)
         if node is None:
+            # Not well-formed or out of range: the slow path names the
+            # problem.
             if fields is None:
-                # Not well-formed or out of range: the slow path of
-                # line() names the problem.
-                self.line(lineno, line, fast=False)
-                return
+                fields = _fields(lineno, line)
             node = _node(lineno, fields, augmented, key_max, id_min)
         if node.id in self.nodes or node.id in self.lost:
             raise DumpError(lineno, f"node {node.id} listed twice")
         (self.nodes if tag == "node" else self.lost)[node.id] = node
 
-    def line(self, lineno: int, line: str, fast: bool = True) -> None:
+    def line(self, lineno: int, line: str) -> None:
         if self.end is not None:
             raise DumpError(lineno, "text after 'end'")
-        if fast and line[:5] in ("node ", "lost "):
+        if line[:5] in ("node ", "lost "):
             # Most of a dump: _NODE admits only ASCII fields separated
-            # by single spaces, which the checks below would test.
+            # by single spaces, so a line it matches needs no _fields().
             self.node_line(lineno, line[:4], None, line)
             return
-        if not line:
-            raise DumpError(lineno, "empty line")
-        if not line.isascii() or not line.isprintable():
-            raise DumpError(lineno, "non-ASCII or control character")
-        fields = line.split(" ")
-        if "" in fields:
-            raise DumpError(lineno, "fields must be separated by one space")
+        fields = _fields(lineno, line)
         tag = fields[0]
         if tag in ("node", "lost"):
             self.node_line(lineno, tag, fields, line)
