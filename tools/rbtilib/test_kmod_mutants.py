@@ -98,24 +98,42 @@ def test_fuzz_seed_verdicts_on_the_fake(tmp_path, capsys):
 
 
 def test_fuzz_seed_reload_failure_is_reported(monkeypatch):
-    """A seed ends with an unload and a load (a leaked node shows at
-    unload); a failing rmmod or insmod is named, never ignored."""
+    """A seed ends with the mutants' reload script (a leaked node shows at
+    unload); its failure is named, never ignored."""
     import subprocess
     seed = load_fuzz_seed()
     calls = []
 
     def fake_run(cmd, **kwargs):
-        calls.append(cmd[0])
-        return subprocess.CompletedProcess(cmd, 1 if cmd[0] == "rmmod" else 0,
-                                           "", "Module is in use")
+        calls.append(os.path.basename(cmd[0]))
+        return subprocess.CompletedProcess(cmd, 1, "",
+                                           "rmmod: Module is in use\n")
     monkeypatch.setattr(seed.subprocess, "run", fake_run)
-    assert seed.reload() == "rmmod: exit 1: Module is in use"
-    assert calls == ["rmmod"]
+    assert seed.reload() == "reload: exit 1: rmmod: Module is in use"
+    assert calls == ["reload"]
 
     def ok_run(cmd, **kwargs):
-        calls.append(cmd[0])
         return subprocess.CompletedProcess(cmd, 0, "", "")
-    calls.clear()
     monkeypatch.setattr(seed.subprocess, "run", ok_run)
     assert seed.reload() is None
-    assert calls == ["rmmod", "insmod"]
+
+
+def test_reload_script_unloads_then_loads(tmp_path):
+    """kmod/tests/mutants/reload: rmmod, then insmod of $RBTI_KMOD's
+    module only if rmmod worked; a failure is its exit status."""
+    import subprocess
+    script = os.path.join(os.path.dirname(RUN), "reload")
+    log = tmp_path / "log"
+    for tool, rc in (("rmmod", 1), ("insmod", 0)):
+        (tmp_path / tool).write_text(
+            f'#!/bin/sh\necho "{tool} $*" >>"{log}"\nexit {rc}\n')
+        (tmp_path / tool).chmod(0o755)
+    env = {"PATH": f"{tmp_path}:/usr/bin:/bin", "RBTI_KMOD": "/k"}
+    assert subprocess.run([script], env=env).returncode == 1
+    assert log.read_text() == "rmmod rbtree_inspector\n"
+    (tmp_path / "rmmod").write_text(
+        f'#!/bin/sh\necho "rmmod $*" >>"{log}"\n')
+    log.write_text("")
+    assert subprocess.run([script], env=env).returncode == 0
+    assert log.read_text() == ("rmmod rbtree_inspector\n"
+                               "insmod /k/rbtree_inspector.ko\n")
