@@ -13,6 +13,13 @@ ops on a tree of N nodes if that is more (so the cost stays linear), and
 at the end.  On a failure the op list is shrunk (ddmin, then keys renamed
 to small ranks) and written as a JSON repro (``rbti replay``).
 
+With *jobs* N > 1 the trees are dealt round-robin to N forked processes,
+each feeding the same op stream to its own trees (the module has a lock
+per tree, so they run on the guest's CPUs at once); every tree still gets
+every op and every check, and a failure is shrunk in the process that
+found it (the other workers run to their end; the first failure in tree
+order is the run's).
+
 With ``snapshots_every`` K and an ``out`` directory, batches also end at
 every K ops, and after each the tree's dump goes into a deferred flipbook
 (:class:`rbtiviz.flipbook.Series`, ``out/TREE/``) with the ops and results
@@ -20,9 +27,12 @@ that led to it; ``viz/render --flipbook OUT`` draws it later, where
 Graphviz is fast (not in the emulated guest).
 """
 
+import os
+import pickle
 import sys
 import time
-from dataclasses import dataclass, field
+import traceback
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from .driver import DebugfsError, TreeInfo
@@ -61,6 +71,7 @@ class Config:
     grow: int = 0
     module_check: bool = True
     hint: int = 4
+    jobs: int = 1
 
 
 @dataclass
@@ -124,16 +135,22 @@ class Fuzzer:
         self.history: list = []
         self.repro: str | None = None
         self.shrunk: list | None = None
+        self.label = ""
+        """Set in a worker process: its trees, ahead of what it says."""
 
     def _say(self, text: str) -> None:
         if self.log:
-            print(f"rbti fuzz: {text}", file=self.log, flush=True)
+            print(f"rbti fuzz{self.label}: {text}", file=self.log,
+                  flush=True)
 
     def run(self) -> Failure | None:
         """Fuzz; on failure shrink it, write the repro and return it."""
         cfg = self.config
-        self._say(f"seed {resolve_seed(cfg)} (rerun with --seed "
-                  f"{cfg.seed})")
+        if not self.label:
+            self._say(f"seed {resolve_seed(cfg)} (rerun with --seed "
+                      f"{cfg.seed})")
+        if cfg.jobs > 1 and len(self.infos) > 1:
+            return self._run_jobs()
         failure = None
         runs = []
         for info in self.infos:
@@ -189,6 +206,76 @@ class Fuzzer:
         if failure:
             failure = self._report(failure)
         return failure
+
+    def _run_jobs(self) -> Failure | None:
+        """Deal the trees to config.jobs forked workers; gather their
+        stats and the first failure (in tree order)."""
+        cfg = self.config
+        jobs = min(cfg.jobs, len(self.infos))
+        groups = [self.infos[i::jobs] for i in range(jobs)]
+        start = time.perf_counter()
+        for stream in (sys.stdout, sys.stderr, self.log):
+            if stream:
+                stream.flush()
+        workers = [(group, *self._fork(group)) for group in groups]
+        failure = None
+        errors = []
+        for group, pid, fd in workers:
+            with os.fdopen(fd, "rb") as f:
+                data = f.read()
+            _, status = os.waitpid(pid, 0)
+            names = ",".join(i.name for i in group)
+            try:
+                stats, found, repro, shrunk = pickle.loads(data)
+            except Exception:       # pylint: disable=broad-except
+                errors.append(f"worker for {names} ended without a result "
+                              f"(wait status {status})")
+                continue
+            if isinstance(stats, str):
+                errors.append(f"worker for {names} failed:\n{stats}")
+                continue
+            self._merge(stats)
+            if found and not failure:
+                failure, self.repro, self.shrunk = found, repro, shrunk
+        self.stats.seconds = time.perf_counter() - start
+        if errors:
+            raise RuntimeError("; ".join(errors))
+        return failure
+
+    def _fork(self, group: list[TreeInfo]) -> tuple[int, int]:
+        """Start a worker on *group*; return its pid and the read end of
+        the pipe its result comes back on."""
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid:
+            os.close(wfd)
+            return pid, rfd
+        os.close(rfd)
+        try:
+            worker = Fuzzer(self.driver, group,
+                            replace(self.config, jobs=1),
+                            self.model_factory, self.log)
+            worker.label = f" [{','.join(i.name for i in group)}]"
+            found = worker.run()
+            data = pickle.dumps((worker.stats, found, worker.repro,
+                                 worker.shrunk))
+        except BaseException:       # pylint: disable=broad-except
+            data = pickle.dumps((traceback.format_exc(), None, None, None))
+        try:
+            with os.fdopen(wfd, "wb") as f:
+                f.write(data)
+        finally:
+            os._exit(0)             # no atexit, no pytest, no finally above
+
+    def _merge(self, stats: Stats) -> None:
+        """Add a worker's counts to this run's."""
+        mine = self.stats
+        mine.ops += stats.ops
+        mine.checks += stats.checks
+        mine.module_checks += stats.module_checks
+        mine.single_ops += stats.single_ops
+        mine.max_nodes = max(mine.max_nodes, stats.max_nodes)
+        mine.driver_seconds += stats.driver_seconds
 
     def _flipbooks(self, runs: list[TreeRun]) -> dict:
         """A deferred flipbook Series per tree, if frames are asked for."""
@@ -246,7 +333,10 @@ class Fuzzer:
         """One line: ops, rate, checks, trees, seed."""
         s = self.stats
         rate = s.ops / s.seconds if s.seconds else 0.0
-        return (f"{s.ops} ops ({self.config.ops} x {len(s.trees)} trees) in "
+        jobs = min(self.config.jobs, len(s.trees))
+        where = f" in {jobs} processes" if jobs > 1 else ""
+        return (f"{s.ops} ops ({self.config.ops} x {len(s.trees)} trees"
+                f"{where}) in "
                 f"{s.seconds:.1f} s ({s.driver_seconds:.1f} s in debugfs), "
                 f"{rate:.0f} ops/s, {s.module_checks} module checks, "
                 f"{s.checks} full checks, {s.single_ops} single-file ops, "

@@ -110,6 +110,26 @@ def test_fuzz_ok_and_failure(capsys, tmp_path, monkeypatch):
     assert status == 0 and "does not reproduce" in out
 
 
+def test_fuzz_jobs(capsys, tmp_path):
+    """--jobs N: the trees in N processes, the same verdict and repro."""
+    status, out, _ = run(["fuzz", "--ops", "600", "--progress", "0",
+                          "--jobs", "0"], FakeDebugfs(), capsys)
+    assert status == 0 and out.endswith("ok\n")
+    assert "ops (600 x 7 trees" in out
+
+    def fault(tree, op, key, line):
+        return "ENOENT" if op == "f" and tree == "mainline" else line
+
+    status, out, _ = run(["fuzz", "--trees", "santos,mainline", "--ops",
+                          "2000", "--out", str(tmp_path), "--progress", "0",
+                          "--seed", "1", "--jobs", "2"],
+                         FakeDebugfs(fault=fault), capsys)
+    assert status == 1 and "FAIL mainline: mismatch" in out
+    assert "x 2 trees in 2 processes" in out
+    assert os.path.exists(tmp_path / "mainline-seed1.json")
+    assert not os.path.exists(tmp_path / "santos-seed1.json")
+
+
 def test_negative_key_range_is_a_value(capsys):
     """--keys -5:5 (a negative LO) is the range, not an unknown option."""
     status, _, err = run(["fuzz", "--keys", "-5:5", "--trees", "santos",
@@ -124,6 +144,7 @@ def test_negative_key_range_is_a_value(capsys):
     ["fuzz", "--keys", "9:1"], ["fuzz", "--mix", "1:1"], ["fuzz", "--keys", "5"],
     ["fuzz", "--ops", "0"], ["fuzz", "--check-every", "x"],
     ["fuzz", "--progress", "-1"], ["fuzz", "--trees", "a,,b"],
+    ["fuzz", "--jobs", "-1"],
     ["check", "--max", "0", "santos"], ["check", "--all", "santos"],
     ["show"], ["show", "--max-depth", "0", "santos"], ["show", "--color", "x", "s"],
     ["show", "--frames", "2", "santos"], ["show", "--watch", "1", "-"],

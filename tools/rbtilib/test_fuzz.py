@@ -549,3 +549,51 @@ def test_a_wrong_hinted_near_is_caught_and_replays(tmp_path):
     assert replay_ops(driver, INFO["santos"], f.shrunk) is not None
     # The same ops on mainline, where hinted ops go plain, pass.
     assert replay_ops(driver, INFO["mainline"], f.shrunk) is None
+
+
+def test_jobs_run_every_tree_with_every_op_and_check():
+    one, failure = run(FakeDebugfs(), config())
+    assert failure is None
+    many, failure = run(FakeDebugfs(), config(jobs=3))
+    assert failure is None
+    for name in ("ops", "checks", "module_checks", "single_ops",
+                 "max_nodes"):
+        assert getattr(many.stats, name) == getattr(one.stats, name), name
+    assert "in 3 processes" in many.summary()
+    # More jobs than trees: one tree a process.
+    two, failure = run(FakeDebugfs(), config(jobs=99), ["santos", "mainline"])
+    assert failure is None and two.stats.ops == 2 * 3000
+    assert "in 2 processes" in two.summary()
+
+
+def test_jobs_bring_back_a_workers_failure_and_repro(tmp_path):
+    driver = FakeDebugfs(fault=off_by_one_near)
+    names = ["mainline", "overstreet", "santos"]
+    f, failure = run(driver, config(jobs=2), names, tmp_path=tmp_path)
+    assert failure is not None and failure.kind == "mismatch"
+    assert failure.what == "n" and failure.tree in names
+    # Shrunk in the worker, and the repro replays here.
+    assert [c for c, _ in f.shrunk] == ["i", "n"]
+    repro = read_repro(f.repro)
+    assert repro["tree"] == failure.tree
+    assert replay_ops(driver, INFO[failure.tree], repro["ops"]) is not None
+
+
+def test_a_worker_that_crashes_fails_the_run():
+    class Broken(FakeDebugfs):
+        def ops(self, tree, batch):
+            if tree == "santos":
+                raise ZeroDivisionError("worker bug")
+            return super().ops(tree, batch)
+
+    with pytest.raises(RuntimeError, match="(?s)santos failed.*ZeroDivisionError"):
+        run(Broken(), config(jobs=2), ["mainline", "santos"])
+
+    class Dies(FakeDebugfs):
+        def ops(self, tree, batch):
+            if tree == "santos":
+                os._exit(3)
+            return super().ops(tree, batch)
+
+    with pytest.raises(RuntimeError, match="santos ended without a result"):
+        run(Dies(), config(jobs=2), ["mainline", "santos"])
