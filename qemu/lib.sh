@@ -151,12 +151,13 @@ prune_builds() {
 # its disks and console; probe-kvm boots exactly this).
 qemu_command() {
 	local accel=$1
-	# One host thread runs every vCPU, switching between them (so the
-	# guest's CPUs still interleave inside the module). With a thread per
-	# vCPU (MTTCG) on this 2-core host, beside the host suites, a vCPU spun
-	# on guest locks held by a vCPU thread the host had descheduled:
-	# make test took 22.5 min and 38.8 CPU minutes instead of about 14
-	# and 22.
+	# One host thread runs every vCPU, switching between them (the guest's
+	# CPUs still interleave inside the module), so a guest takes one host
+	# core, as the one-CPU guest did. A thread per vCPU (MTTCG) was tried
+	# once: make test took 22.5 min and 38.8 CPU minutes instead of about
+	# 14 and 22, but that run also read the clock from the emulated HPET
+	# (run-in-guest's tsc=reliable says why), so what MTTCG alone costs on
+	# this 2-core host beside the host suites is not known.
 	[ "$accel" != tcg ] || accel=tcg,thread=single
 	QEMU_CMD=(qemu-system-x86_64 -nodefaults -no-user-config -no-reboot
 		-display none -accel "$accel" -m "$2" -smp "$3")
