@@ -92,8 +92,9 @@ class _Shape:
         if root is None or root not in nodes:
             return
         cut_short = self.tree.error is not None
-        self.links[root] = [None, None]
-        self.reached.append(root)
+        links, reached = self.links, self.reached
+        links[root] = [None, None]
+        reached.append(root)
         path = {root}
         stack = [[root, 0]]
         while stack:
@@ -103,12 +104,20 @@ class _Shape:
                 stack.pop()
                 path.discard(nid)
                 continue
-            frame[1] += 1
+            frame[1] = side + 1
             node = nodes[nid]
             child = node.right if side else node.left
-            name = "right" if side else "left"
             if child is None:
                 continue
+            if child not in links and child in nodes:
+                # The common case: a node not reached yet.
+                links[nid][side] = child
+                links[child] = [None, None]
+                reached.append(child)
+                path.add(child)
+                stack.append([child, 0])
+                continue
+            name = "right" if side else "left"
             if child is UNKNOWN or child not in nodes:
                 if not cut_short:
                     yield Violation("parent", nid,
@@ -117,22 +126,14 @@ class _Shape:
                                        if child is UNKNOWN else
                                        f"node {child}, which is not in the "
                                        "dump"))
-                continue
-            if child in path:
+            elif child in path:
                 yield Violation("cycle", nid,
                                 f"{name} link of node {nid} points at "
                                 f"{'itself' if child == nid else f'its ancestor {child}'}")
-                continue
-            if child in self.links:
+            else:
                 yield Violation("shared", nid,
                                 f"{name} link of node {nid} points at node "
                                 f"{child}, which was already reached")
-                continue
-            self.links[nid][side] = child
-            self.links[child] = [None, None]
-            self.reached.append(child)
-            path.add(child)
-            stack.append([child, 0])
 
 
 class _Walk:
@@ -149,78 +150,87 @@ class _Walk:
         self.count = 0
         self.height = 0
 
-    def _enter(self, nid: int, up: int | None,
-               blacks: int) -> Iterator[Violation]:
-        node = self.tree.nodes[nid]
-        if up is not None and node.parent != up:
-            yield Violation("parent", nid,
-                            f"parent link is {_ref(node.parent)}, not node "
-                            f"{up}, which links to it")
-        if up is not None and node.color == "R" and \
-                self.tree.nodes[up].color == "R":
-            yield Violation("red-red", nid,
-                            f"red node {nid} has red parent {up}")
-        if None in self.links[nid]:
-            if self.nil_blacks is None:
-                self.nil_blacks = blacks
-            elif blacks != self.nil_blacks:
-                yield Violation("black-height", nid,
-                                f"{blacks} black nodes on the path to its "
-                                f"NIL child, {self.nil_blacks} on the first "
-                                "path")
-
-    def _in_order(self, nid: int) -> Iterator[Violation]:
-        nodes = self.tree.nodes
-        key = nodes[nid].key
-        prev = self.prev
-        if prev is not None:
-            before = nodes[prev].key
-            if key < before or (key == before and not self.dup):
-                yield Violation("order", nid,
-                                f"key {key} follows key {before} of node "
-                                f"{prev}")
-            elif key == before and nid < prev:
-                yield Violation("dup-order", nid,
-                                f"equal key {key} follows node {prev}, "
-                                f"which has the larger id (equal keys must "
-                                "be in insertion order)")
-        if self.first is None:
-            self.first = nid
-        self.prev = nid
-
     def walk(self) -> Iterator[Violation]:
-        """Yield the violations of steps 2b to 2d."""
+        """Yield the violations of steps 2b to 2d.
+
+        The hot loop of a full check, so the per-node tests are inline
+        and the state is in locals until the walk ends.
+        """
         nodes = self.tree.nodes
+        links = self.links
+        dup, augmented = self.dup, self.augmented
+        first = prev = nil_blacks = None
+        prev_key = 0
+        count = height = 0
         # Frames: [id, linking id, blacks, depth, stage, size]
         stack: list = [[self.tree.root, None, 0, 1, 0, 1]]
         while stack:
             frame = stack[-1]
-            nid, up, blacks, depth, stage = frame[:5]
-            left, right = self.links[nid]
+            nid = frame[0]
+            stage = frame[4]
             if stage == 0:
+                # b. entering it (preorder)
                 frame[4] = 1
-                self.count += 1
-                self.height = max(self.height, depth)
-                blacks += nodes[nid].color == "B"
+                up, depth = frame[1], frame[3]
+                node = nodes[nid]
+                count += 1
+                if depth > height:
+                    height = depth
+                blacks = frame[2] + (node.color == "B")
                 frame[2] = blacks
-                yield from self._enter(nid, up, blacks)
+                if up is not None:
+                    if node.parent != up:
+                        yield Violation("parent", nid,
+                                        f"parent link is {_ref(node.parent)}"
+                                        f", not node {up}, which links to it")
+                    if node.color == "R" and nodes[up].color == "R":
+                        yield Violation("red-red", nid,
+                                        f"red node {nid} has red parent {up}")
+                left, right = links[nid]
+                if left is None or right is None:
+                    if nil_blacks is None:
+                        nil_blacks = blacks
+                    elif blacks != nil_blacks:
+                        yield Violation("black-height", nid,
+                                        f"{blacks} black nodes on the path to"
+                                        f" its NIL child, {nil_blacks} on the "
+                                        "first path")
                 if left is not None:
                     stack.append([left, nid, blacks, depth + 1, 0, 1])
             elif stage == 1:
+                # c. in order
                 frame[4] = 2
-                yield from self._in_order(nid)
+                key = nodes[nid].key
+                if prev is None:
+                    first = nid
+                elif key <= prev_key:
+                    if key < prev_key or not dup:
+                        yield Violation("order", nid,
+                                        f"key {key} follows key {prev_key} of"
+                                        f" node {prev}")
+                    elif nid < prev:
+                        yield Violation("dup-order", nid,
+                                        f"equal key {key} follows node {prev}"
+                                        ", which has the larger id (equal "
+                                        "keys must be in insertion order)")
+                prev, prev_key = nid, key
+                right = links[nid][1]
                 if right is not None:
-                    stack.append([right, nid, blacks, depth + 1, 0, 1])
+                    stack.append([right, nid, frame[2], frame[3] + 1, 0, 1])
             else:
+                # d. leaving it (postorder)
                 stack.pop()
-                node = nodes[nid]
-                if self.augmented and node.aug != frame[5]:
-                    aug = "-" if node.aug is None else node.aug
+                size = frame[5]
+                if augmented and nodes[nid].aug != size:
+                    aug = nodes[nid].aug
                     yield Violation("augment", nid,
-                                    f"aug is {aug}, its subtree has "
-                                    f"{frame[5]} nodes")
+                                    f"aug is {'-' if aug is None else aug}, "
+                                    f"its subtree has {size} nodes")
                 if stack:
-                    stack[-1][5] += frame[5]
+                    stack[-1][5] += size
+        self.first, self.prev = first, prev
+        self.nil_blacks = nil_blacks
+        self.count, self.height = count, height
 
 
 def _unreachable(tree: Tree, reached: set) -> Violation | None:

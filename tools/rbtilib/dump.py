@@ -194,6 +194,17 @@ def _ref(lineno: int, text: str, what: str, unknown: bool = False,
     return _int(lineno, text, what, id_min, ID_MAX)
 
 
+def _fast_link(text: str, id_min: int) -> Ref | bool:
+    """A link the regex admitted: None for '-', UNKNOWN for '?', the id if
+    in range, else False (the slow path names it)."""
+    if text == "-":
+        return None
+    if text == "?":
+        return UNKNOWN
+    ref = int(text)
+    return ref if id_min <= ref <= ID_MAX else False
+
+
 def _fast_node(line: str, augmented: bool, key_max: int = S64_MAX,
                id_min: int = 1) -> Node | None:
     """The node of a well-formed line in range, or None."""
@@ -206,17 +217,11 @@ def _fast_node(line: str, augmented: bool, key_max: int = S64_MAX,
     nid, key = int(nid), int(key)
     if not id_min <= nid <= ID_MAX or not S64_MIN <= key <= key_max:
         return None
-    links = []
-    for text in (parent, left, right):
-        if text == "-":
-            links.append(None)
-        elif text == "?":
-            links.append(UNKNOWN)
-        else:
-            ref = int(text)
-            if not id_min <= ref <= ID_MAX:
-                return None
-            links.append(ref)
+    parent = _fast_link(parent, id_min)
+    left = _fast_link(left, id_min)
+    right = _fast_link(right, id_min)
+    if parent is False or left is False or right is False:
+        return None
     if aug == "-":
         if augmented:
             return None
@@ -225,7 +230,7 @@ def _fast_node(line: str, augmented: bool, key_max: int = S64_MAX,
         value = int(aug)
         if not augmented or not S64_MIN <= value <= key_max:
             return None
-    return Node(nid, key, color, links[0], links[1], links[2], value)
+    return Node(nid, key, color, parent, left, right, value)
 
 
 def _node(lineno: int, fields: list, augmented: bool,
@@ -273,6 +278,8 @@ class _Parser:
         self.lost: dict = {}
         self.error: str | None = None
         self.end: int | None = None
+        self.limits: tuple | None = None
+        """(augmented, key_max, id_min) once the header is complete."""
 
     def header_line(self, lineno: int, tag: str, fields: list) -> None:
         pos = len(self.header)
@@ -334,17 +341,24 @@ class _Parser:
                   line: str = "") -> None:
         """A node or lost line; *fields* None: *line* not split yet, and
         only a well-formed line may take the fast path."""
-        if len(self.header) != len(_HEADER):
-            raise DumpError(lineno, f"{tag} line before the header ended")
-        if self.error is not None and tag == "node":
-            raise DumpError(lineno, "node line after 'error'")
-        if tag == "lost" and self.header["nodes"] is None:
+        limits = self.limits
+        if limits is None:
+            if len(self.header) != len(_HEADER):
+                raise DumpError(lineno, f"{tag} line before the header "
+                                "ended")
+            # Fixed from here on: the header is complete.
+            limits = self.limits = (
+                self.header["aug"] is not None,
+                U64_MAX if self.header["api"] == "kernel" else S64_MAX,
+                self.id_min())
+        if tag == "node":
+            if self.error is not None:
+                raise DumpError(lineno, "node line after 'error'")
+            if self.lost:
+                raise DumpError(lineno, "node line after a lost line")
+        elif self.header["nodes"] is None:
             raise DumpError(lineno, "lost line in a dump without 'nodes'")
-        if tag == "node" and self.lost:
-            raise DumpError(lineno, "node line after a lost line")
-        augmented = self.header["aug"] is not None
-        key_max = U64_MAX if self.header["api"] == "kernel" else S64_MAX
-        id_min = self.id_min()
+        augmented, key_max, id_min = limits
         node = _fast_node(line, augmented, key_max, id_min)
         if node is None:
             # Not well-formed or out of range: the slow path names the

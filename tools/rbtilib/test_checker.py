@@ -243,6 +243,17 @@ def test_height_truncated_dump():
     expect(record.replace(tree, error="depth"), "height", last)
 
 
+def test_truncated_dump_links_to_unlisted_nodes():
+    # A dump cut short by 'error depth' lists only the nodes above the
+    # limit: a link to a node past it is not a 'parent' violation.
+    tree = tree_of("santos")
+    leaf = next(nid for nid, n in tree.nodes.items()
+                if n.left is None and n.right is None)
+    nodes = {nid: n for nid, n in tree.nodes.items() if nid != leaf}
+    cut = record.replace(tree, nodes=nodes, error="depth")
+    expect(cut, "height", list(nodes)[-1])
+
+
 def test_height_bound():
     # A black chain: also unbalanced, but the height rule must fire too.
     # 7 nodes in a line: 7 > 2*log2(8) = 6.

@@ -239,6 +239,7 @@ def test_inconsistent_fields_name_the_line(old, new, line, words):
     ("lost 4", "lost 1", 14, "node 1 listed twice"),
     ("lost 4 40 R 3 - ? 1", "lost 4 40 R 3 - ? -", 14, "bad aug"),
     ("end 3", "end 4", 15, "end 4 but 3 node lines"),
+    ("node 3 30", "error depth\nnode 3 30", 14, "node line after 'error'"),
 ])
 def test_new_lines_checked(old, new, line, words):
     text = NEW_SAMPLE.replace(old, new, 1)
