@@ -54,13 +54,17 @@ def record(cls=None, *, frozen: bool = False):
                                 "default follows one with a default")
             else:
                 params.append(name)
-        if frozen:
-            body += [f"_set(self, {name!r}, {name})" for name in names]
+        if frozen and names:
+            # Straight into the instance dict: __setattr__ refuses, and
+            # object.__setattr__ a call per field is most of the time a
+            # dump's 10,000 Node records take to make.
+            body.append("_d = self.__dict__")
+            body += [f"_d[{name!r}] = {name}" for name in names]
         else:
             body += [f"self.{name} = {name}" for name in names]
         src = (f"def __init__(self, {', '.join(params)}):\n    "
                + ("\n    ".join(body) or "pass") + "\n")
-        scope = dict(defaults, _set=object.__setattr__)
+        scope = dict(defaults)
         exec(src, scope)  # noqa: S102 (generated from the annotations)
         init = scope["__init__"]
         init.__qualname__ = f"{cls.__qualname__}.__init__"
