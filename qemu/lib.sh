@@ -151,14 +151,16 @@ prune_builds() {
 # its disks and console; probe-kvm boots exactly this).
 qemu_command() {
 	local accel=$1
-	# One host thread runs every vCPU, switching between them (the guest's
-	# CPUs still interleave inside the module), so a guest takes one host
-	# core, as the one-CPU guest did. A thread per vCPU (MTTCG) was tried
-	# once: make test took 22.5 min and 38.8 CPU minutes instead of about
-	# 14 and 22, but that run also read the clock from the emulated HPET
-	# (run-in-guest's tsc=reliable says why), so what MTTCG alone costs on
-	# this 2-core host beside the host suites is not known.
-	[ "$accel" != tcg ] || accel=tcg,thread=single
+	# A host thread per vCPU (MTTCG): the guest's 2 CPUs run at the same
+	# time, so hardening's processes really race, and the big fuzz's 2
+	# processes take half the time of one (tools/measure-fuzz, 420,000
+	# ops, quiet host, 2026-12-04: 22.2 s, one process 41.3 s; with one
+	# host thread for both vCPUs one process took 45-56 s, and two were
+	# no faster). make test from a clone: 12 min 36 s, 23.6 CPU minutes,
+	# against 15 min 1 s and 24.1 with one thread (both with the TSC
+	# clock; an MTTCG run on the emulated HPET took 22.5 min,
+	# run-in-guest's tsc=reliable says why).
+	[ "$accel" != tcg ] || accel=tcg,thread=multi
 	QEMU_CMD=(qemu-system-x86_64 -nodefaults -no-user-config -no-reboot
 		-display none -accel "$accel" -m "$2" -smp "$3")
 	# probe-kvm proves that a KVM guest with the host's CPU model boots.
