@@ -146,7 +146,6 @@ class _Walk:
         self.augmented = "augmented" in tree.flags
         self.first: int | None = None
         self.prev: int | None = None
-        self.nil_blacks: int | None = None     # None: no NIL path yet
         self.count = 0
         self.height = 0
 
@@ -229,7 +228,6 @@ class _Walk:
                 if stack:
                     stack[-1][5] += size
         self.first, self.prev = first, prev
-        self.nil_blacks = nil_blacks
         self.count, self.height = count, height
 
 

@@ -194,17 +194,6 @@ def _ref(lineno: int, text: str, what: str, unknown: bool = False,
     return _int(lineno, text, what, id_min, ID_MAX)
 
 
-def _fast_link(text: str, id_min: int) -> Ref | bool:
-    """A link the regex admitted: None for '-', UNKNOWN for '?', the id if
-    in range, else False (the slow path names it)."""
-    if text == "-":
-        return None
-    if text == "?":
-        return UNKNOWN
-    ref = int(text)
-    return ref if id_min <= ref <= ID_MAX else False
-
-
 def _fast_node(line: str, augmented: bool, key_max: int = S64_MAX,
                id_min: int = 1) -> Node | None:
     """The node of a well-formed line in range, or None."""
@@ -217,11 +206,17 @@ def _fast_node(line: str, augmented: bool, key_max: int = S64_MAX,
     nid, key = int(nid), int(key)
     if not id_min <= nid <= ID_MAX or not S64_MIN <= key <= key_max:
         return None
-    parent = _fast_link(parent, id_min)
-    left = _fast_link(left, id_min)
-    right = _fast_link(right, id_min)
-    if parent is False or left is False or right is False:
-        return None
+    links = []
+    for text in (parent, left, right):
+        if text == "-":
+            links.append(None)
+        elif text == "?":
+            links.append(UNKNOWN)
+        else:
+            ref = int(text)
+            if not id_min <= ref <= ID_MAX:
+                return None
+            links.append(ref)
     if aug == "-":
         if augmented:
             return None
@@ -230,7 +225,7 @@ def _fast_node(line: str, augmented: bool, key_max: int = S64_MAX,
         value = int(aug)
         if not augmented or not S64_MIN <= value <= key_max:
             return None
-    return Node(nid, key, color, parent, left, right, value)
+    return Node(nid, key, color, links[0], links[1], links[2], value)
 
 
 def _node(lineno: int, fields: list, augmented: bool,
