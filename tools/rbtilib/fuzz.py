@@ -74,6 +74,13 @@ class Config:
     jobs: int = 1
 
 
+def resolve_jobs(jobs: int) -> int:
+    """*jobs* processes, or one per CPU this process may run on if 0."""
+    if jobs < 0:
+        raise ValueError(f"jobs must be 0 (one per CPU) or more, not {jobs}")
+    return jobs or len(os.sched_getaffinity(0))
+
+
 @dataclass
 class Stats:
     """What a run did."""

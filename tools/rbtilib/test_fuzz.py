@@ -597,3 +597,10 @@ def test_a_worker_that_crashes_fails_the_run():
 
     with pytest.raises(RuntimeError, match="santos ended without a result"):
         run(Dies(), config(jobs=2), ["mainline", "santos"])
+
+
+def test_resolve_jobs_zero_is_one_per_cpu():
+    assert fuzz.resolve_jobs(3) == 3
+    assert fuzz.resolve_jobs(0) == len(os.sched_getaffinity(0))
+    with pytest.raises(ValueError):
+        fuzz.resolve_jobs(-1)
