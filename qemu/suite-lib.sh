@@ -37,15 +37,24 @@ elapsed() {
 	printf '%d:%02d' $((s / 60)) $((s % 60))
 }
 
+# Run first in a new session: give its scheduling group our nice value.
+AUTOGROUP_NICE='{ nice >/proc/self/autogroup; } 2>/dev/null; '
+
 # run_limited LIMIT CMD: run CMD under bash in a process group of its own;
 # at LIMIT seconds send the group SIGTERM, 10 s later SIGKILL. Exit status:
 # CMD's, or 124 (timeout(1)'s) if the limit was reached. Not timeout(1):
 # it needs POSIX timers (or alarm()), which a tinyconfig guest kernel may
 # lack, and then it never fires; this needs only sleep.
+#
+# A new session is also a new scheduling group where the kernel has
+# CONFIG_SCHED_AUTOGROUP (Debian's does): the group competes for the CPU
+# with a weight of its own, whatever the nice value of its tasks, so a
+# reniced caller's suite would take an equal share from a guest at nice 0.
+# The group gets the caller's nice value (nothing happens without the file).
 run_limited() {
 	local limit=$1 cmd=$2 pid rc start
 	start=$SECONDS
-	setsid bash -c "$cmd" &
+	setsid bash -c "$AUTOGROUP_NICE$cmd" &
 	pid=$!
 	# Its own session outlives ours: if we are stopped, so is the suite.
 	trap 'kill -TERM -- "-$pid" 2>/dev/null; exit 143' TERM INT
