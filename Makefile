@@ -5,12 +5,20 @@
 
 # Where the extracted kernel source and its builds are cached.
 RBTI_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rbtree-inspector
+# The kernel to build against and boot: 6.1 (default) or 6.12.
+KERNEL ?= $(or $(RBTI_KERNEL),6.1)
+RBTI_KERNEL := $(KERNEL)
+export RBTI_KERNEL
 # Where results (snapshots, logs, benchmark tables) are written.
 RBTI_OUT ?= $(CURDIR)/out
 export RBTI_CACHE RBTI_OUT
 
 QUICK ?=
 export QUICK
+# The guest kernel of make run and make shell: stock (Debian's prebuilt
+# kernel, nothing to build), fast or debug (built from the source package).
+FLAVOUR ?= stock
+export FLAVOUR
 # make test SUITES=kunit,tools: only those suites (qemu/test-all --list).
 SUITES ?=
 export SUITES
@@ -48,7 +56,7 @@ test: deps
 	@qemu/test-all
 
 shell: deps
-	@qemu/run-in-guest --flavour fast --shell
+	@qemu/run-in-guest --flavour "$(FLAVOUR)" --shell
 
 check: kernel
 	@kmod/tests/static-checks "$$(. qemu/lib.sh; kernel_src_dir)" "$$(qemu/build-kernel debug)"

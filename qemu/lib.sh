@@ -10,16 +10,29 @@ shopt -s inherit_errexit
 QEMU_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 REPO_DIR=$(cd "$QEMU_DIR/.." && pwd -P)
 
-KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-KERNEL_PKG=${KERNEL_PKG:-linux-source-6.1}
+# The kernel everything builds against and boots: 6.1 (the default: Debian
+# 12's own kernel, the one its linux-image-amd64 installs) or 6.12 (the LTS
+# from Debian 12's security suite). `make ... KERNEL=6.12` sets it.
+RBTI_KERNEL=${RBTI_KERNEL:-6.1}
+RBTI_KERNELS="6.1 6.12"
+case " $RBTI_KERNELS " in
+*" $RBTI_KERNEL "*) ;;
+*) printf '%s: error: RBTI_KERNEL=%s: the supported kernels are %s\n' \
+	"${0##*/}" "$RBTI_KERNEL" "$RBTI_KERNELS" >&2; exit 2 ;;
+esac
+export RBTI_KERNEL
+KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-$RBTI_KERNEL.tar.xz}
+KERNEL_PKG=${KERNEL_PKG:-linux-source-$RBTI_KERNEL}
 RBTI_CACHE=${RBTI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rbtree-inspector}
 RBTI_OUT=${RBTI_OUT:-$REPO_DIR/out}
-# Kernel builds kept in the cache (~0.8 GB each); older ones are pruned.
-RBTI_KEEP_BUILDS=${RBTI_KEEP_BUILDS:-4}
+# Kernel builds kept in the cache (~0.8 GB each: fast and debug of both
+# kernels, and coverage); older ones are pruned.
+RBTI_KEEP_BUILDS=${RBTI_KEEP_BUILDS:-6}
 JOBS=${JOBS:-$(nproc)}
 
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
-info() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
+# Progress lines name the kernel they are about.
+info() { printf '%s: [%s] %s\n' "${0##*/}" "$RBTI_KERNEL" "$*" >&2; }
 
 # The guest learns its paths from the kernel command line (split on spaces)
 # and QEMU's -fsdev options (split on commas): refuse such paths up front.
@@ -49,15 +62,21 @@ toolchain_version() {
 	printf '%s\n%s\n' "$cc" "$ld"
 }
 
-# Fragments merged onto tinyconfig for a flavour, in merge order.
+# Fragments merged onto tinyconfig for a flavour, in merge order: the
+# flavour's, then the kernel version's own (qemu/config/linux-VERSION.config,
+# where one is needed), which only undoes what that version's tinyconfig
+# does differently.
 flavour_fragments() {
+	local frags version=$QEMU_DIR/config/linux-$RBTI_KERNEL.config
 	case $1 in
-	fast) echo "$QEMU_DIR/config/base.config" ;;
-	debug) echo "$QEMU_DIR/config/base.config $QEMU_DIR/config/debug.config" ;;
+	fast) frags="$QEMU_DIR/config/base.config" ;;
+	debug) frags="$QEMU_DIR/config/base.config $QEMU_DIR/config/debug.config" ;;
 	# gcov for `make coverage` (qemu/coverage).
-	coverage) echo "$QEMU_DIR/config/base.config $QEMU_DIR/config/coverage.config" ;;
+	coverage) frags="$QEMU_DIR/config/base.config $QEMU_DIR/config/coverage.config" ;;
 	*) die "unknown kernel flavour '$1' (fast, debug or coverage)" ;;
 	esac
+	[ ! -f "$version" ] || frags="$frags $version"
+	echo "$frags"
 }
 
 # Extracted source tree (shared by all flavours of one source version).
@@ -102,9 +121,9 @@ kernel_merge_config() {
 # and qemu/patches.
 kernel_configure() {
 	kernel_merge_config "$@"
-	local build=$2
+	local src=$1 build=$2
 	shift 3
-	"$QEMU_DIR/check-config" "$build/.config" "$@" ||
+	"$QEMU_DIR/check-config" --src "$src" "$build/.config" "$@" ||
 		die "merged config of $build lacks options the fragments ask for"
 }
 
