@@ -10,11 +10,13 @@
 #ifndef _RBTREE_INSPECTOR_H
 #define _RBTREE_INSPECTOR_H
 
+#include <linux/build_bug.h>
 #include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 
 /**
@@ -147,8 +149,19 @@ struct rbti_text;
  * RB_DEFINE_INTERFACE() binds to; the other APIs use @root only.
  */
 struct rbti_tree {
-	struct rb_root root;
-	struct rb_node *leftmost;
+	/*
+	 * The root and the leftmost cache, laid out as a struct rb_root_cached
+	 * so that a tree whose API keeps the kernel's own cache (santos over
+	 * an rb_root_cached root: rb_insert_color_cached(), rb_erase_cached())
+	 * owns both, and the rest of the inspector reads them by name.
+	 */
+	union {
+		struct rb_root_cached cached;
+		struct {
+			struct rb_root root;
+			struct rb_node *leftmost;
+		};
+	};
 	struct rb_node *rightmost;
 	unsigned long count;
 
@@ -166,6 +179,11 @@ struct rbti_tree {
 	struct rbti_text *dump;
 	u64 dump_lines;
 };
+
+static_assert(offsetof(struct rbti_tree, root) ==
+	      offsetof(struct rbti_tree, cached.rb_root));
+static_assert(offsetof(struct rbti_tree, leftmost) ==
+	      offsetof(struct rbti_tree, cached.rb_leftmost));
 
 #define RBTI_MAX_DEPTH	128
 

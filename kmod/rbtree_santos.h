@@ -30,8 +30,12 @@
  *   root.  find_near is the first key strictly greater than the key (as
  *   rb_greater()), not the nearest key in either direction.  A hint that
  *   is not in the tree is reported once and ignored, never followed.
- * - RB_HAS_COUNT and RB_INSERT_REPLACES are new; augmented trees use 6.1's
- *   <linux/rbtree_augmented.h> callbacks.
+ * - RB_HAS_COUNT and RB_INSERT_REPLACES are new; augmented trees use the
+ *   kernel's <linux/rbtree_augmented.h> callbacks.
+ * - The root may be a struct rb_root_cached (as the article's own fair_tree,
+ *   struct cfs_rq.tasks_timeline, is since 2017): its rb_leftmost is then
+ *   the leftmost cache, kept by the kernel's rb_insert_color_cached() and
+ *   rb_erase_cached() (their _augmented_ forms on an augmented tree).
  * - BUILD_BUG_ON_NON_CONST2() accepts address constants (see
  *   build_bug_const.h); v2's was BUILD_BUG_ON_NON_CONST() for newer gcc.
  *   Checks whose condition is an integer constant expression are
@@ -63,6 +67,9 @@
  *	@RB_UNIQUE_KEYS)
  * @RB_IS_AUGMENTED: the tree keeps augmented data up to date through the
  *	interface's struct rb_augment_callbacks
+ * @RB_CACHED_ROOT: the root is a struct rb_root_cached, whose rb_leftmost
+ *	is the leftmost cache; implied by the root member's type, and implies
+ *	@RB_HAS_LEFTMOST
  */
 enum rb_generic_flags {
 	RB_HAS_LEFTMOST		= 1,
@@ -71,17 +78,21 @@ enum rb_generic_flags {
 	RB_UNIQUE_KEYS		= 8,
 	RB_INSERT_REPLACES	= 16,
 	RB_IS_AUGMENTED		= 32,
+	RB_CACHED_ROOT		= 64,
 };
 
 #define RB_GENERIC_ALL_FLAGS						\
 	(RB_HAS_LEFTMOST | RB_HAS_RIGHTMOST | RB_HAS_COUNT |		\
-	 RB_UNIQUE_KEYS | RB_INSERT_REPLACES | RB_IS_AUGMENTED)
+	 RB_UNIQUE_KEYS | RB_INSERT_REPLACES | RB_IS_AUGMENTED |	\
+	 RB_CACHED_ROOT)
 
 /**
  * struct rb_generic_rel - how a tree's container, objects and keys relate
- * @root_offset: offset of the struct rb_root in the container
+ * @root_offset: offset of the struct rb_root (or rb_root_cached) in the
+ *	container
  * @left_offset: offset of the leftmost cache (struct rb_node *) in the
- *	container; only meaningful with RB_HAS_LEFTMOST
+ *	container, the root's rb_leftmost with RB_CACHED_ROOT; only meaningful
+ *	with RB_HAS_LEFTMOST
  * @right_offset: same for the rightmost cache and RB_HAS_RIGHTMOST
  * @count_offset: same for the node count (unsigned long) and RB_HAS_COUNT
  * @node_offset: offset of the struct rb_node in the object
@@ -111,6 +122,14 @@ static __always_inline struct rb_root *
 __rb_generic_root(const struct rb_generic_rel *rel, void *cont)
 {
 	return (struct rb_root *)((char *)cont + rel->root_offset);
+}
+
+/* With RB_CACHED_ROOT: the root as the struct rb_root_cached it is. */
+static __always_inline struct rb_root_cached *
+__rb_generic_root_cached(const struct rb_generic_rel *rel, void *cont)
+{
+	return container_of(__rb_generic_root(rel, cont),
+			    struct rb_root_cached, rb_root);
 }
 
 static __always_inline struct rb_node **
@@ -268,6 +287,7 @@ __rb_generic_replace(const struct rb_generic_rel *rel, void *cont,
 	struct rb_root *root = __rb_generic_root(rel, cont);
 
 	if (rel->tree_flags & RB_HAS_LEFTMOST &&
+	    !(rel->tree_flags & RB_CACHED_ROOT) &&
 	    *__rb_generic_leftmost(rel, cont) == old)
 		*__rb_generic_leftmost(rel, cont) = new;
 	if (rel->tree_flags & RB_HAS_RIGHTMOST &&
@@ -276,7 +296,11 @@ __rb_generic_replace(const struct rb_generic_rel *rel, void *cont,
 
 	if (rel->tree_flags & RB_IS_AUGMENTED)
 		rel->aug->copy(old, new);
-	rb_replace_node(old, new, root);
+	if (rel->tree_flags & RB_CACHED_ROOT)
+		rb_replace_node_cached(old, new,
+				       __rb_generic_root_cached(rel, cont));
+	else
+		rb_replace_node(old, new, root);
 	if (rel->tree_flags & RB_IS_AUGMENTED)
 		rel->aug->propagate(new, NULL);
 	RB_CLEAR_NODE(old);
@@ -307,6 +331,7 @@ __rb_generic_insert(const struct rb_generic_rel *rel, void *cont,
 	const void *key = __rb_generic_key(rel, new);
 	struct rb_node **link = &root->rb_node, *parent = NULL;
 	struct rb_node *equal = NULL, *upper, *sub;
+	bool leftmost = false;
 	long diff;
 
 	if (near && __rb_generic_climb(rel, root, near, key,
@@ -351,9 +376,11 @@ __rb_generic_insert(const struct rb_generic_rel *rel, void *cont,
 	 * the left of the old first node (which has no left child); likewise
 	 * for the last.  Test before linking changes the caches' meaning.
 	 */
-	if (rel->tree_flags & RB_HAS_LEFTMOST &&
-	    (!parent || (link == &parent->rb_left &&
-			 parent == *__rb_generic_leftmost(rel, cont))))
+	if (rel->tree_flags & RB_HAS_LEFTMOST)
+		leftmost = !parent || (link == &parent->rb_left &&
+				       parent == *__rb_generic_leftmost(rel, cont));
+	/* A cached root's rb_leftmost is the kernel's to keep, below. */
+	if (!(rel->tree_flags & RB_CACHED_ROOT) && leftmost)
 		*__rb_generic_leftmost(rel, cont) = new;
 	if (rel->tree_flags & RB_HAS_RIGHTMOST &&
 	    (!parent || (link == &parent->rb_right &&
@@ -372,7 +399,15 @@ __rb_generic_insert(const struct rb_generic_rel *rel, void *cont,
 		rel->aug->propagate(new, parent);
 		if (parent)
 			rel->aug->propagate(parent, NULL);
-		rb_insert_augmented(new, root, rel->aug);
+		if (rel->tree_flags & RB_CACHED_ROOT)
+			rb_insert_augmented_cached(new,
+						   __rb_generic_root_cached(rel, cont),
+						   leftmost, rel->aug);
+		else
+			rb_insert_augmented(new, root, rel->aug);
+	} else if (rel->tree_flags & RB_CACHED_ROOT) {
+		rb_insert_color_cached(new, __rb_generic_root_cached(rel, cont),
+				       leftmost);
 	} else {
 		rb_insert_color(new, root);
 	}
@@ -399,7 +434,9 @@ __rb_generic_remove(const struct rb_generic_rel *rel, void *cont,
 {
 	struct rb_root *root = __rb_generic_root(rel, cont);
 
+	/* A cached root's rb_leftmost is the kernel's to keep, below. */
 	if (rel->tree_flags & RB_HAS_LEFTMOST &&
+	    !(rel->tree_flags & RB_CACHED_ROOT) &&
 	    *__rb_generic_leftmost(rel, cont) == node)
 		*__rb_generic_leftmost(rel, cont) = rb_next(node);
 	if (rel->tree_flags & RB_HAS_RIGHTMOST &&
@@ -408,10 +445,18 @@ __rb_generic_remove(const struct rb_generic_rel *rel, void *cont,
 	if (rel->tree_flags & RB_HAS_COUNT)
 		--*__rb_generic_count(rel, cont);
 
-	if (rel->tree_flags & RB_IS_AUGMENTED)
+	if (rel->tree_flags & RB_CACHED_ROOT) {
+		if (rel->tree_flags & RB_IS_AUGMENTED)
+			rb_erase_augmented_cached(node,
+						  __rb_generic_root_cached(rel, cont),
+						  rel->aug);
+		else
+			rb_erase_cached(node, __rb_generic_root_cached(rel, cont));
+	} else if (rel->tree_flags & RB_IS_AUGMENTED) {
 		rb_erase_augmented(node, root, rel->aug);
-	else
+	} else {
 		rb_erase(node, root);
+	}
 	RB_CLEAR_NODE(node);
 }
 
@@ -544,15 +589,28 @@ __rb_generic_end(const struct rb_generic_rel *rel, void *cont, bool last)
 /* Type of a pointer to the (const) key of an object. */
 #define __rb_generic_kptr(obj_type, key) typeof(&((const obj_type *)0)->key)
 
+/* Whether the container's root member is a struct rb_root_cached. */
+#define __rb_generic_is_cached(cont_type, root)				\
+	__same_type(((cont_type *)0)->root, struct rb_root_cached)
+
 /*
  * The flags of an interface: @flags, plus the flag of each cache member
- * given (the 2012 article's fair_tree names rb_leftmost with flags 0).
+ * given (the 2012 article's fair_tree names rb_leftmost with flags 0), and
+ * RB_CACHED_ROOT with RB_HAS_LEFTMOST for an rb_root_cached root.
  */
-#define __rb_generic_flags(flags, left, right, count)			\
+#define __rb_generic_flags(flags, cached, left, right, count)		\
 	((flags) |							\
+	 ((cached) ? RB_CACHED_ROOT | RB_HAS_LEFTMOST : 0) |		\
 	 (__rb_generic_is_blank(left) ? 0 : RB_HAS_LEFTMOST) |		\
 	 (__rb_generic_is_blank(right) ? 0 : RB_HAS_RIGHTMOST) |	\
 	 (__rb_generic_is_blank(count) ? 0 : RB_HAS_COUNT))
+
+/* The leftmost cache's offset: the cached root's own, or @left's. */
+#define __rb_generic_left_offset(cont_type, root, left)			\
+	(__rb_generic_is_cached(cont_type, root) ?			\
+	 offsetof(cont_type, root) +					\
+	 offsetof(struct rb_root_cached, rb_leftmost) :			\
+	 __rb_generic_offset(cont_type, left))
 
 /*
  * A check of @flags at file scope, with static_assert(), so that it does
@@ -575,9 +633,11 @@ __rb_generic_end(const struct rb_generic_rel *rel, void *cont, bool last)
  * RB_DEFINE_INTERFACE - define a typed red-black tree interface
  * @prefix: prefix of the generated names
  * @cont_type: type of the container, e.g. ``struct foo_set``
- * @root: name of the container's struct rb_root member
+ * @root: name of the container's struct rb_root or struct rb_root_cached
+ *	member; an rb_root_cached root is its own leftmost cache
+ *	(RB_CACHED_ROOT)
  * @left: name of its struct rb_node * leftmost cache (RB_HAS_LEFTMOST), or
- *	blank
+ *	blank (always blank with an rb_root_cached root)
  * @right: name of its struct rb_node * rightmost cache (RB_HAS_RIGHTMOST),
  *	or blank
  * @count: name of its unsigned long node count (RB_HAS_COUNT), or blank
@@ -603,7 +663,12 @@ __rb_generic_end(const struct rb_generic_rel *rel, void *cont, bool last)
  * - "RB_INSERT_REPLACES needs RB_UNIQUE_KEYS";
  * - RB_HAS_LEFTMOST, RB_HAS_RIGHTMOST or RB_HAS_COUNT with its member
  *   blank: "RB_HAS_LEFTMOST set but leftmost member blank" and so on;
- * - a member of the wrong type: "root member is not a struct rb_root",
+ * - RB_CACHED_ROOT with a root that is not a struct rb_root_cached:
+ *   "RB_CACHED_ROOT needs an rb_root_cached root";
+ * - a leftmost member beside an rb_root_cached root: "leftmost member given
+ *   with an rb_root_cached root (its rb_leftmost is the cache)";
+ * - a member of the wrong type: "root member is not a struct rb_root or
+ *   struct rb_root_cached",
  *   "leftmost member is not a struct rb_node *" (likewise rightmost),
  *   "count member is not an unsigned long", "node member is not a struct
  *   rb_node";
@@ -689,11 +754,23 @@ __rb_generic_assert_flags(flags, !((flags) & ~RB_GENERIC_ALL_FLAGS),	\
 __rb_generic_assert_flags(flags, !((flags) & RB_INSERT_REPLACES) ||	\
 			  ((flags) & RB_UNIQUE_KEYS),			\
 			  "RB_INSERT_REPLACES needs RB_UNIQUE_KEYS");	\
-__rb_generic_assert_member(flags, RB_HAS_LEFTMOST, left, "leftmost");	\
+__rb_generic_assert_flags(flags, !((flags) & RB_HAS_LEFTMOST) ||	\
+			  !__rb_generic_is_blank(left) ||		\
+			  __rb_generic_is_cached(cont_type, root),	\
+			  "RB_HAS_LEFTMOST set but leftmost member blank");	\
 __rb_generic_assert_member(flags, RB_HAS_RIGHTMOST, right, "rightmost");	\
 __rb_generic_assert_member(flags, RB_HAS_COUNT, count, "count");	\
-static_assert(__same_type(((cont_type *)0)->root, struct rb_root),	\
-	      "RB_DEFINE_INTERFACE: root member is not a struct rb_root");	\
+__rb_generic_assert_flags(flags, !((flags) & RB_CACHED_ROOT) ||	\
+			  __rb_generic_is_cached(cont_type, root),	\
+			  "RB_CACHED_ROOT needs an rb_root_cached root");	\
+static_assert(__same_type(((cont_type *)0)->root, struct rb_root) ||	\
+	      __rb_generic_is_cached(cont_type, root),			\
+	      "RB_DEFINE_INTERFACE: root member is not a struct rb_root"	\
+	      " or struct rb_root_cached");				\
+static_assert(!__rb_generic_is_cached(cont_type, root) ||		\
+	      __rb_generic_is_blank(left),				\
+	      "RB_DEFINE_INTERFACE: leftmost member given with an"	\
+	      " rb_root_cached root (its rb_leftmost is the cache)");	\
 static_assert(__rb_generic_type_ok(cont_type, left, struct rb_node *),	\
 	      "RB_DEFINE_INTERFACE: leftmost member is not a struct rb_node *");\
 static_assert(__rb_generic_type_ok(cont_type, right, struct rb_node *),	\
@@ -725,14 +802,16 @@ static inline long prefix ## _rb_compare(const void *a, const void *b)	\
 									\
 static const struct rb_generic_rel prefix ## _rb_rel __maybe_unused = {	\
 	.root_offset	= offsetof(cont_type, root),			\
-	.left_offset	= __rb_generic_offset(cont_type, left),		\
+	.left_offset	= __rb_generic_left_offset(cont_type, root, left),	\
 	.right_offset	= __rb_generic_offset(cont_type, right),	\
 	.count_offset	= __rb_generic_offset(cont_type, count),	\
 	.node_offset	= offsetof(obj_type, node),			\
 	.key_offset	= offsetof(obj_type, key),			\
 	/* non-constant arguments are left for the build checks below */	\
 	.tree_flags	= __builtin_constant_p(flags) ?			\
-			  __rb_generic_flags(flags, left, right, count) : 0,	\
+			  __rb_generic_flags(flags,			\
+					     __rb_generic_is_cached(cont_type, root),	\
+					     left, right, count) : 0,	\
 	.cmp		= prefix ## _rb_compare,			\
 	.aug		= __builtin_constant_p(__rb_generic_aug(augment) ==	\
 					       __rb_generic_aug(0)) ?	\
@@ -753,7 +832,9 @@ static __always_inline const struct rb_generic_rel *prefix ## _rb(void)	\
 			 "RB_DEFINE_INTERFACE: an augment needs"	\
 			 " RB_IS_AUGMENTED");				\
 	BUILD_BUG_ON(prefix ## _rb_rel.tree_flags !=			\
-		     __rb_generic_flags(flags, left, right, count));	\
+		     __rb_generic_flags(flags,				\
+					__rb_generic_is_cached(cont_type, root),	\
+					left, right, count));		\
 	BUILD_BUG_ON(prefix ## _rb_rel.aug != __rb_generic_aug(augment));	\
 	return &prefix ## _rb_rel;					\
 }									\

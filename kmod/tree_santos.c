@@ -34,13 +34,18 @@ static inline bool santos_size_compute(struct rbti_node *n, bool exit)
 RB_DECLARE_CALLBACKS(static, santos_size_callbacks, struct rbti_node, rb,
 		     size, santos_size_compute);
 
-#define SANTOS_CACHED	(RB_HAS_LEFTMOST | RB_HAS_RIGHTMOST | RB_HAS_COUNT)
+/*
+ * santos and santos_dup keep all three caches; their root is the tree's
+ * struct rb_root_cached, whose rb_leftmost the kernel's _cached functions
+ * keep (the leftmost flag is implied).
+ */
+#define SANTOS_CACHED	(RB_HAS_RIGHTMOST | RB_HAS_COUNT)
 
-RB_DEFINE_INTERFACE(santos, struct rbti_tree, root, leftmost, rightmost, count,
-		    struct rbti_node, rb, key,
+RB_DEFINE_INTERFACE(santos, struct rbti_tree, cached, /* rb_leftmost */,
+		    rightmost, count, struct rbti_node, rb, key,
 		    SANTOS_CACHED | RB_UNIQUE_KEYS, santos_cmp, 0)
-RB_DEFINE_INTERFACE(santos_dup, struct rbti_tree, root, leftmost, rightmost,
-		    count, struct rbti_node, rb, key,
+RB_DEFINE_INTERFACE(santos_dup, struct rbti_tree, cached, /* rb_leftmost */,
+		    rightmost, count, struct rbti_node, rb, key,
 		    SANTOS_CACHED, santos_cmp, 0)
 RB_DEFINE_INTERFACE(santos_aug, struct rbti_tree, root, /* no leftmost */,
 		    /* no rightmost */, count,

@@ -23,6 +23,13 @@ struct cf_cont {
 	unsigned long count;
 };
 
+/* The same with an rb_root_cached root (cases that #define CF_CONT it). */
+struct cf_ccont {
+	struct rb_root_cached root;
+	struct rb_node *left;
+	unsigned long count;
+};
+
 static inline long cf_cmp(const long *a, const long *b)
 {
 	return *a < *b ? -1 : *a > *b;

@@ -4,8 +4,12 @@
  * of the generated insert, so that the interface's build checks are
  * emitted, and the module boilerplate.
  */
-struct cf_obj *cf_use(struct cf_cont *c, struct cf_obj *o);
-struct cf_obj *cf_use(struct cf_cont *c, struct cf_obj *o)
+#ifndef CF_CONT
+#define CF_CONT struct cf_cont
+#endif
+
+struct cf_obj *cf_use(CF_CONT *c, struct cf_obj *o);
+struct cf_obj *cf_use(CF_CONT *c, struct cf_obj *o)
 {
 	return cf_insert(c, o);
 }

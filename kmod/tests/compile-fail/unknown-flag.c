@@ -6,6 +6,8 @@
 #include "cf_common.h"
 
 RB_DEFINE_INTERFACE(cf, struct cf_cont, root, /* - */, /* - */, /* - */,
-		    struct cf_obj, node, key, RB_UNIQUE_KEYS | 64, cf_cmp, 0)
+		    struct cf_obj, node, key,
+		    /* the bit above every flag */
+		    RB_UNIQUE_KEYS | (RB_GENERIC_ALL_FLAGS + 1), cf_cmp, 0)
 
 #include "cf_use.h"
