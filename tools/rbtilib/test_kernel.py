@@ -307,14 +307,21 @@ def test_cli_errors_are_clear(capsys):
 
 
 def test_find_vmlinux_by_build_id(tmp_path, monkeypatch):
-    """A vmlinux whose build id is not the running kernel's is skipped."""
+    """$RBTI_KBUILD's vmlinux is used only if its build id is the running
+    kernel's; otherwise drgn's own search looks, and its failure names
+    both.  --vmlinux is taken as given."""
     monkeypatch.setattr(debuginfo, "running_build_id", lambda p: "aabb")
     monkeypatch.setenv("RBTI_KBUILD", str(tmp_path))
     (tmp_path / "vmlinux").write_bytes(b"\x7fELF\x02" + b"\0" * 59)
-    with pytest.raises(kernel.KernelError, match="build id aabb"):
-        debuginfo.find_vmlinux(None)
+    assert debuginfo.find_vmlinux(None) is None
+    err = str(debuginfo.no_vmlinux(LookupError("missing vmlinux")))
+    assert "build id aabb" in err and f"{tmp_path}/vmlinux" in err
+    assert "drgn: missing vmlinux" in err
+    assert debuginfo.find_vmlinux("/given") == "/given"
     monkeypatch.setattr(debuginfo, "build_id_of_elf", lambda p: "aabb")
     assert debuginfo.find_vmlinux(None) == str(tmp_path / "vmlinux")
+    monkeypatch.delenv("RBTI_KBUILD")
+    assert debuginfo.find_vmlinux(None) is None
 
 
 def test_misaligned_child_is_not_read():

@@ -127,24 +127,31 @@ def running_build_id(notes: str) -> str | None:
         return None
 
 
-def find_vmlinux(explicit: str | None) -> str:
-    """The vmlinux of the running kernel; KernelError naming what is
-    missing."""
+def find_vmlinux(explicit: str | None) -> str | None:
+    """The vmlinux of the running kernel in the places only rbti knows
+    (--vmlinux, $RBTI_KBUILD, if its build id matches), or None: drgn's
+    own search (``load_debug_info(default=True)``: /usr/lib/debug,
+    /boot, /lib/modules/RELEASE/build, by build id) does the rest."""
+    if explicit:
+        return explicit
+    build = os.environ.get("RBTI_KBUILD")
+    path = os.path.join(build, "vmlinux") if build else None
+    if path and os.path.exists(path):
+        want = running_build_id("/sys/kernel/notes")
+        if want is None or build_id_of_elf(path) == want:
+            return path
+    return None
+
+
+def no_vmlinux(error: Exception) -> KernelError:
+    """The error for a running kernel whose vmlinux neither rbti nor drgn
+    found (*error*: drgn's)."""
     want = running_build_id("/sys/kernel/notes")
-    release = os.uname().release
-    places = [explicit] if explicit else [
-        os.path.join(os.environ[v], "vmlinux")
-        for v in ("RBTI_KBUILD",) if os.environ.get(v)] + [
-        f"/usr/lib/debug/boot/vmlinux-{release}",
-        f"/lib/modules/{release}/build/vmlinux", f"/boot/vmlinux-{release}"]
-    for path in places:
-        if os.path.exists(path):
-            have = build_id_of_elf(path)
-            if explicit or want is None or have == want:
-                return path
-    raise KernelError(
-        f"no vmlinux for the running kernel (build id {want or 'unknown'}); "
-        f"looked in {', '.join(places)}; set RBTI_KBUILD or pass --vmlinux")
+    build = os.environ.get("RBTI_KBUILD")
+    where = f"{build}/vmlinux has another build id; " if build else ""
+    return KernelError(
+        f"no vmlinux for the running kernel (build id {want or 'unknown'})"
+        f": {where}drgn: {error}; set RBTI_KBUILD or pass --vmlinux")
 
 
 def find_module_ko(name: str, dirs: list) -> str | None:
@@ -221,7 +228,7 @@ def open_program(args):
             raise KernelError("--core needs --vmlinux (the dump's kernel)")
         files = [args.vmlinux]
     else:
-        files = [find_vmlinux(args.vmlinux)]
+        files = [path for path in (find_vmlinux(args.vmlinux),) if path]
         dirs = [d for d in (os.environ.get("RBTI_KMOD"),) if d]
         ko = find_module_ko("rbtree_inspector", dirs)
         if ko:
@@ -246,10 +253,14 @@ def open_program(args):
     except (OSError, ValueError) as e:
         raise KernelError(f"{core}: {e}") from None
     try:
-        prog.load_debug_info(files)
+        # The live kernel: what rbti found, and drgn's own search for the
+        # rest (the vmlinux too, if rbti's places had none).
+        prog.load_debug_info(files, default=not args.core)
     except drgn.MissingDebugInfoError as e:
         # Missing info for modules we do not read is fine.
         if "vmlinux" in str(e) and "kernel" in str(e).lower():
+            if not args.core and not args.vmlinux:
+                raise no_vmlinux(e) from None
             raise KernelError(f"no debug info for the kernel: {e}") from None
     return prog
 
