@@ -16,10 +16,10 @@ writes it as SVG; :mod:`rbtiviz.viewer` draws it in the browser.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
 
 from rbtilib.checker import Violation, check
 from rbtilib.dump import Tree, format_flags
+from rbtilib.record import factory, record
 from rbtilib.shape import Shape, unreached_line
 
 DX, DY, RADIUS, MARGIN = 18, 44, 6, 24
@@ -29,7 +29,7 @@ RED_FILL, BLACK_FILL = "#c62828", "#212121"
 HIGHLIGHT_COLOR, VIOLATION_COLOR = "#1e88e5", "#ffb300"
 
 
-@dataclass
+@record
 class Layout:
     """The drawn tree, nodes numbered by index in preorder.
 
@@ -38,15 +38,15 @@ class Layout:
     the other links: ``(index, side, target id, why)``.
     """
 
-    ids: list = field(default_factory=list)
-    index: dict = field(default_factory=dict)
-    left: list = field(default_factory=list)
-    right: list = field(default_factory=list)
-    parent: list = field(default_factory=list)
-    depth: list = field(default_factory=list)      # the root is 0
-    rank: list = field(default_factory=list)       # in-order position
-    bad: list = field(default_factory=list)
-    unreached: list = field(default_factory=list)  # ids not reached
+    ids: list = factory(list)
+    index: dict = factory(dict)
+    left: list = factory(list)
+    right: list = factory(list)
+    parent: list = factory(list)
+    depth: list = factory(list)      # the root is 0
+    rank: list = factory(list)       # in-order position
+    bad: list = factory(list)
+    unreached: list = factory(list)  # ids not reached
 
     @property
     def height(self) -> int:

@@ -31,7 +31,6 @@ does not reach are listed under the title.
 """
 from __future__ import annotations
 
-import dataclasses
 import html
 import shutil
 import subprocess
@@ -40,6 +39,7 @@ from typing import Collection, Iterable, Iterator
 
 from rbtilib.checker import Violation, check
 from rbtilib.dump import Node, Tree, format_flags
+from rbtilib.record import record
 from rbtilib.shape import MISSING, WORDS, Shape, unreached_line
 
 RED_FILL = "#c62828"
@@ -66,7 +66,7 @@ DIRECT_OVER = 300
 LEFT, RIGHT = "L", "R"
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class _Child:
     """One child slot of a drawn node: which side, and what hangs there."""
 
@@ -193,7 +193,7 @@ def _tree_node(tree: Tree, node: Node, outline: str | None) -> str:
     return f"  n{node.id} {_attrs(**attrs)};"
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class _Marks:
     """Which nodes to outline: asked for by the caller, or named by the checker."""
 
