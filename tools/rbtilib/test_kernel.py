@@ -10,7 +10,7 @@ from rbtilib import checker, kernel
 from rbtilib.kernel import (commands, debuginfo, presets, stable, vmcore,
                             walk)
 from rbtilib.dump import UNKNOWN, parse_dump
-from rbtilib.testing import CONTRACT_TREES, build_tree, corrupt_tree
+from tests_support.trees import CONTRACT_TREES, build_tree, corrupt_tree
 
 # struct fake_entry { struct rb_node rb; s64 key; u64 id; u64 aug;
 #                     struct list_head list; }  (as struct rbti_node)
@@ -295,7 +295,8 @@ def test_checker_agrees_on_every_dump_written():
 
 def test_cli_errors_are_clear(capsys):
     """``rbti kernel`` needs no module; missing pieces are named."""
-    from rbtilib.test_cli import rbti
+    from tests_support.shared import rbti_script
+    rbti = rbti_script()
     assert rbti.main(["kernel", "--preset", "vmap_area", "--kcore",
                       "/nonexistent/kcore"]) == 2
     assert "CONFIG_PROC_KCORE" in capsys.readouterr().err
@@ -531,7 +532,7 @@ def _commands(tree) -> list:
 
 @pytest.mark.parametrize("info", CONTRACT_TREES, ids=lambda i: i.name)
 def test_every_corrupt_command_reads_as_the_module_dumps_it(info):
-    """For each corrupt command the contract's model applies (testing.py),
+    """For each corrupt command the contract's model applies (tests_support.trees),
     the tree read from memory has the model's dump (nodes and lost lines
     included) and the checker's first violation on it is the one the
     module's check reports: same class, same node."""
