@@ -2,19 +2,19 @@
 """The command line of ``rbti kernel`` and ``rbti verify``.
 
 Kept apart from :mod:`rbtilib.kernel` so that every other rbti command
-starts without importing the walk (and dataclasses, struct, ...): start-up
+starts without importing the walk (and struct, typing, ...): start-up
 time is what ``rbti show`` costs in the TCG guest.
 """
 
 COMMANDS = ("kernel", "verify")
 PRESET_NAMES = ("cfs", "free_vmap_area", "hrtimer", "inspector", "kernfs",
                 "vmap_area")
-"""The keys of :data:`rbtilib.kernel.PRESETS` (a test keeps them equal)."""
+"""The keys of :data:`rbtilib.kernel.presets.PRESETS` (a test keeps them equal)."""
 
 
 def _run(args, prog=None) -> int:
-    from . import kernel
-    return kernel.run(args, prog)
+    from .kernel import commands
+    return commands.run(args, prog)
 
 
 def _common(p) -> None:

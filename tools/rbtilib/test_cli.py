@@ -10,13 +10,10 @@ import pytest
 from rbtilib import cli
 from rbtilib.driver import DebugfsError
 from rbtilib.shrink import read_repro
-from rbtilib.testing import FakeDebugfs, load_script
+from tests_support.shared import rbti_script
+from tests_support.trees import FakeDebugfs
 
-RBTI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))), "rbti")
-
-
-rbti = load_script(RBTI, "rbti_cli")
+rbti = rbti_script()
 
 
 class Unavailable(FakeDebugfs):

@@ -11,20 +11,9 @@ from rbtilib.dump import inorder, parse_dump
 from rbtilib.model import Model
 from rbtilib.opstream import generate, resolve_seed
 from rbtilib.shrink import read_repro, replay_ops
-from rbtilib.testing import CONTRACT_TREES, FakeDebugfs, corrupt_tree
 from rbtilib.treerun import default_model
-
-INFO = {info.name: info for info in CONTRACT_TREES}
-
-
-def config(**kw) -> fuzz.Config:
-    # The plain uniform mix (no phases, no single-op files) unless asked.
-    base = dict(ops=3000, seed=7, check_every=500, keys=(0, 40),
-                progress=0, shrink_tests=2000, key_mode="dense",
-                phases=False, single=0)
-    base.update(kw)
-    return fuzz.Config(**base)
-
+from tests_support.shared import INFO, config, off_by_one_near
+from tests_support.trees import CONTRACT_TREES, FakeDebugfs, corrupt_tree
 
 def run(driver, cfg, names=None, model=default_model, tmp_path=None):
     infos = [INFO[n] for n in names] if names else driver.trees()
@@ -43,13 +32,6 @@ def test_clean_run_passes_on_every_tree():
     assert f.stats.checks == 6 * len(CONTRACT_TREES)
     assert f.stats.module_checks == 12 * len(CONTRACT_TREES)
     assert "seed 7" in f.summary() and "ops/s" in f.summary()
-
-
-def off_by_one_near(tree, op, key, line):
-    if op == "n" and line.startswith("near "):
-        nid, found = line.split()[1:]
-        return f"near {nid} {int(found) + 1}"
-    return line
 
 
 def test_wrong_near_is_caught_shrunk_and_replayable(tmp_path):
