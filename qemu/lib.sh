@@ -20,9 +20,9 @@ case " $RBTI_KERNELS " in
 *) printf '%s: error: RBTI_KERNEL=%s: the supported kernels are %s\n' \
 	"${0##*/}" "$RBTI_KERNEL" "$RBTI_KERNELS" >&2; exit 2 ;;
 esac
-export RBTI_KERNEL
-KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-$RBTI_KERNEL.tar.xz}
-KERNEL_PKG=${KERNEL_PKG:-linux-source-$RBTI_KERNEL}
+export RBTI_KERNEL RBTI_KERNELS
+# KERNEL_PKG and KERNEL_TARBALL, where set, override the source package of
+# linux-source-$RBTI_KERNEL and its tarball (kernel_pkg, kernel_tarball).
 RBTI_CACHE=${RBTI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rbtree-inspector}
 RBTI_OUT=${RBTI_OUT:-$REPO_DIR/out}
 # Kernel builds kept in the cache (~0.8 GB each: fast and debug of both
@@ -42,11 +42,17 @@ check_path() {
 	esac
 }
 
+# The kernel source package of $RBTI_KERNEL, and the tarball it installs.
+# Functions, not variables: a caller may set RBTI_KERNEL for one command.
+kernel_pkg() { echo "${KERNEL_PKG:-linux-source-$RBTI_KERNEL}"; }
+kernel_tarball() { echo "${KERNEL_TARBALL:-/usr/src/linux-source-$RBTI_KERNEL.tar.xz}"; }
+
 # Version of the installed kernel source package, e.g. 6.1.192-3.
 kernel_src_version() {
-	local v
-	v=$(dpkg-query -W -f='${Version}' "$KERNEL_PKG" 2>/dev/null) && [ -n "$v" ] ||
-		die "$KERNEL_PKG is not installed (run qemu/install-deps)"
+	local v pkg
+	pkg=$(kernel_pkg)
+	v=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) && [ -n "$v" ] ||
+		die "$pkg is not installed (run qemu/install-deps)"
 	echo "$v"
 }
 

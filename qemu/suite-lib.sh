@@ -9,11 +9,14 @@ set -o pipefail
 SUITES_FILE=${RBTI_SUITES_FILE:-$QEMU_DIR/suites}
 
 # suite_list [WHERE]: "NAME WHERE LIMIT" for every suite in the list (of
-# that WHERE only, if given), in order.
+# that WHERE only, if given), in order. WHERE: host; guest (the run's
+# kernel, debug flavour); guest@other (the other supported kernel, debug);
+# guest@stock-VERSION (Debian's prebuilt kernel of VERSION).
 suite_list() {
 	[ -r "$SUITES_FILE" ] || { echo "suite list $SUITES_FILE missing" >&2; return 1; }
 	awk -v where="${1:-}" '!/^[[:space:]]*(#|$)/ {
-		if (NF < 4 || ($2 != "host" && $2 != "guest") || $3 !~ /^[0-9]+$/) {
+		if (NF < 4 || ($2 != "host" && $2 !~ /^guest(@(other|stock-[0-9]+[.][0-9]+))?$/) ||
+		    $3 !~ /^[0-9]+$/) {
 			printf "%s:%d: bad suite line: %s\n", FILENAME, NR, $0 > "/dev/stderr"
 			bad = 1
 			exit 1
@@ -96,4 +99,19 @@ run_suite() {
 	echo "$(( $(date +%s) - t0 ))" >"$RESULTS/$name.secs"
 	echo "[$(elapsed)] $("$QEMU_DIR/results" count "$name" "$RESULTS" 2>&1)"
 	return 0
+}
+
+# guest_boot WHERE: "KERNEL FLAVOUR" a guest group boots (see suite_list).
+guest_boot() {
+	local k
+	case $1 in
+	guest) echo "$RBTI_KERNEL debug" ;;
+	guest@other)
+		for k in $RBTI_KERNELS; do
+			[ "$k" = "$RBTI_KERNEL" ] || { echo "$k debug"; return 0; }
+		done
+		return 1 ;;
+	guest@stock-*) echo "${1#guest@stock-} stock" ;;
+	*) return 1 ;;
+	esac
 }

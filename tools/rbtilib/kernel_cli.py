@@ -63,7 +63,8 @@ def add_arguments(sub) -> None:
                    help="stored augmented value, e.g. "
                    "subtree_max_size=e.subtree_max_size")
     p.add_argument("--aug-rule", metavar="RULE",
-                   help="its recomputation: size, max:EXPR or sum:EXPR, "
+                   help="its recomputation: size, max:EXPR, min:EXPR or "
+                   "sum:EXPR, "
                    "e.g. max:e.va_end-e.va_start")
     p.add_argument("--dup", action="store_true",
                    help="equal keys are legal")

@@ -194,6 +194,19 @@ def test_augmented_max_rule():
     assert [(v.cls, v.node) for v in res.violations] == [("augment", 1)]
 
 
+def test_augmented_min_rule():
+    """EEVDF's min_vruntime rule: the least own value of the subtree."""
+    sp = spec(aug_name="min_vruntime", aug=lambda e, c: e.aug,
+              aug_rule="min", aug_value=lambda e, c: e.key)
+    shape = {i: (*v, m) for (i, v), m in
+             zip(GOOD.items(), (5, 5, 30, 5, 15))}
+    assert read(build(shape, 0), sp).violations == []
+    shape[1] = (*GOOD[1], 10)            # 10's subtree holds 5
+    res = read(build(shape, 0), sp)
+    assert [(v.cls, v.node) for v in res.violations] == [("augment", 1)]
+    assert "min over its subtree is 5" in res.violations[0].message
+
+
 def test_order_violation_found_by_the_checker():
     shape = dict(GOOD)
     shape[4] = (25, "R", 1, None, None)

@@ -50,15 +50,38 @@ def _field(name: str) -> Callable:
     return get
 
 
+# vmalloc's busy areas: one tree (6.1), or one per vmap node (6.9 on:
+# vmap_nodes[0 .. nr_vmap_nodes - 1].busy.root). More nodes than this is
+# no kernel's: the read stops rather than trust a wild count.
+MAX_VMAP_NODES = 4096
+
+
 def preset_vmap(prog, args) -> list:
     lay = make_layout(prog, "struct vmap_area", "rb_node")
-    root, _ = _cached_root(prog["vmap_area_root"])
-    return [TreeSpec("vmap_area", lay, root, _field("va_start"))]
+    try:
+        root, _ = _cached_root(prog["vmap_area_root"])
+        return [TreeSpec("vmap_area", lay, root, _field("va_start"))]
+    except KeyError:
+        pass
+    try:
+        nodes, count = prog["vmap_nodes"], int(prog["nr_vmap_nodes"])
+    except KeyError:
+        raise KernelError("neither vmap_area_root nor vmap_nodes: not a "
+                          "vmalloc this preset knows") from None
+    if not 0 < count <= MAX_VMAP_NODES:
+        raise KernelError(f"nr_vmap_nodes is {count}: not a count to "
+                          "trust")
+    out = []
+    for i in range(count):
+        root, _ = _cached_root(nodes[i].busy.root)
+        out.append(TreeSpec(f"vmap_area/node{i}", lay, root,
+                            _field("va_start")))
+    return out
 
 
 def preset_free_vmap(prog, args) -> list:
     # mm/vmalloc.c: RB_DECLARE_CALLBACKS_MAX(..., subtree_max_size, va_size)
-    # with va_size(va) = va_end - va_start (bytes, in 6.1).
+    # with va_size(va) = va_end - va_start (bytes, in 6.1 and 6.12).
     lay = make_layout(prog, "struct vmap_area", "rb_node")
     root, _ = _cached_root(prog["free_vmap_area_root"])
     return [TreeSpec("free_vmap_area", lay, root, _field("va_start"),
@@ -73,23 +96,47 @@ def _cpus(prog) -> list:
 
 
 def preset_cfs(prog, args) -> list:
+    """Every CPU's CFS runqueue, as the running kernel's own types lay it
+    out (read from debug info, no table per version):
+
+    - before EEVDF (6.1): ordered by vruntime, leftmost cached;
+    - with EEVDF (sched_entity has min_vruntime; 6.6 on): ordered by
+      deadline, and augmented: each entity's min_vruntime is the least
+      vruntime of its subtree (kernel/sched/fair.c, min_vruntime_update).
+
+    The scheduler's clocks wrap and compare by signed difference, so keys
+    and augments are read relative to the runqueue's base: its
+    min_vruntime, or zero_vruntime where a kernel keeps that instead."""
     from drgn.helpers.linux.percpu import per_cpu
     lay = make_layout(prog, "struct sched_entity", "run_node")
+    se_type = prog.type("struct sched_entity")
+    eevdf = se_type.has_member("min_vruntime") and se_type.has_member(
+        "deadline")
+    rq_type = prog.type("struct cfs_rq")
+    base = next((m for m in ("min_vruntime", "zero_vruntime")
+                 if rq_type.has_member(m)), None)
+    order = "deadline" if eevdf else "vruntime"
     mem = DrgnMemory(prog)
     out = []
     for cpu in _cpus(prog):
         cfs = per_cpu(prog["runqueues"], cpu).cfs
         root, left = _cached_root(cfs.tasks_timeline)
-        minv = cfs.min_vruntime.address_
-        # fair.c orders by (s64)(a->vruntime - b->vruntime) < 0: the key
-        # is vruntime relative to the queue's min_vruntime, as s64.
+        ctx = ((lambda m=getattr(cfs, base).address_: mem.int(m, 8, False))
+               if base else (lambda: 0))
+        aug = {}
+        if eevdf:
+            aug = dict(aug_name="min_vruntime",
+                       aug=lambda e, c: s64(e.min_vruntime - c),
+                       aug_rule="min",
+                       aug_value=lambda e, c: s64(e.vruntime - c))
         out.append(TreeSpec(
             f"cfs/cpu{cpu}", lay, root,
-            lambda e, c: s64(e.vruntime - c), flags=frozenset({"dup",
-                                                               "leftmost"}),
-            leftmost_slot=left,
-            context=lambda m=minv: mem.int(m, 8, False),
-            note="key: vruntime - min_vruntime"))
+            lambda e, c, f=order: s64(getattr(e, f) - c),
+            flags=frozenset({"dup", "leftmost"}),
+            leftmost_slot=left, context=ctx,
+            note=f"key: {order} - {base or '0'}"
+            + (f"; aug: min_vruntime - {base or '0'}" if eevdf else ""),
+            **aug))
     return out
 
 
@@ -209,9 +256,10 @@ def preset_custom(prog, args) -> list:
     rule = value = None
     if args.aug_rule:
         rule, _, vtext = args.aug_rule.partition(":")
-        if rule not in ("size", "max", "sum") or (rule != "size") != bool(
-                vtext):
-            raise KernelError("--aug-rule: size, max:EXPR or sum:EXPR")
+        if rule not in ("size", "max", "min", "sum") or (
+                rule != "size") != bool(vtext):
+            raise KernelError("--aug-rule: size, max:EXPR, min:EXPR or "
+                              "sum:EXPR")
         value = expr(vtext, "--aug-rule") if vtext else None
     flags = {"dup" if args.dup else "unique"}
     if left is not None:

@@ -67,6 +67,8 @@ def _recompute(snap: Snapshot) -> dict:
             out[addr] = 1 + sum(kids)
         elif rule == "sum":
             out[addr] = raw.own + sum(kids)
+        elif rule == "min":
+            out[addr] = min([raw.own] + kids)
         else:
             out[addr] = max([raw.own] + kids)
     return out

@@ -146,7 +146,7 @@ class TreeSpec:
     node_id: Callable | None = None         # (entry, ctx) -> id
     aug_name: str | None = None
     aug: Callable | None = None             # (entry, ctx) -> stored value
-    aug_rule: str | None = None             # 'size' | 'max' | 'sum'
+    aug_rule: str | None = None             # 'size' | 'max' | 'min' | 'sum'
     aug_value: Callable | None = None       # (entry, ctx) -> own value
     context: Callable | None = None         # () -> ctx, read per snapshot
     # The list of every node allocated for the tree, if it keeps one
