@@ -1,4 +1,4 @@
-# rbtree-inspector: two generic rbtree APIs for Linux 6.1, a debugfs tree
+# rbtree-inspector: two generic rbtree APIs for Linux 6.1 and 6.12, a debugfs tree
 # inspector, and a guest-side fuzzer and checker. `make help` lists targets.
 # The work lives in scripts under qemu/ (and kmod/, tools/, viz/); the targets
 # here only chain them. Everything kernel-side runs in a QEMU guest.
@@ -26,10 +26,17 @@ export SUITES
 .PHONY: help deps kernel module run test shell check bench patches mutants coverage clean distclean
 
 help:
-	@echo "make run        install what is missing, build, boot the guest, run the demo"
-	@echo "make test       the same, then every test suite; ends on 'N passed, N failed, N skipped'"
+	@echo "KERNEL=6.1 (the default) or KERNEL=6.12: the kernel a target builds against and"
+	@echo "boots (make patches: 6.1 only)."
+	@echo "make run        install what is missing, fetch Debian's prebuilt kernel, build"
+	@echo "                the module, boot the guest, run the demo (FLAVOUR=debug|fast:"
+	@echo "                a kernel built from the source package instead)"
+	@echo "make test       install what is missing, build the debug kernels, run every suite"
+	@echo "                on KERNEL and the checks of the other kernel and of Debian's"
+	@echo "                stock kernels; ends on 'N passed, N failed, N skipped'"
 	@echo "                (SUITES=kunit,tools: only those; qemu/test-all --list names them)"
 	@echo "make shell      boot the guest with the module loaded, shell on the console"
+	@echo "                (FLAVOUR as for make run)"
 	@echo "make check      static checks only: checkpatch, W=1, sparse"
 	@echo "make bench      benchmarks on the host and in the guest (QUICK=1: short)"
 	@echo "make patches    the API as a patch series on a copy of the 6.1 tree"
