@@ -65,6 +65,16 @@ def test_test_modules_do_not_import_each_other():
         == []
 
 
+def test_rbtilib_never_imports_rbtiviz():
+    """rbtiviz depends on rbtilib, not the other way round: the command
+    line hands the fuzzer what it needs of rbtiviz."""
+    found = []
+    for path, text in python_files(HERE, False):
+        found += [f"{os.path.relpath(path, REPO)}: {m}"
+                  for m in imports(text) if m.split(".")[0] == "rbtiviz"]
+    assert found == []
+
+
 @pytest.mark.parametrize("root", ["tools", "viz"])
 def test_no_source_file_over_600_lines(root):
     """Non-test sources of tools/ and viz/: Python modules and scripts
