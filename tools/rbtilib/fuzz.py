@@ -269,7 +269,7 @@ class Fuzzer:
         try:
             worker = Fuzzer(self.driver, group,
                             replace(self.config, jobs=1),
-                            self.model_factory, self.log)
+                            self.model_factory, self.log, self.writers)
             worker.label = f" [{','.join(i.name for i in group)}]"
             found = worker.run()
             data = pickle.dumps((worker.stats, found, worker.repro,

@@ -233,6 +233,17 @@ def test_frames_every_k_ops_per_tree(tmp_path, viz):
             assert set(fr["highlight"]) <= set(dump.nodes)
 
 
+def test_workers_draw_with_the_writers_they_were_handed(tmp_path, viz):
+    """--jobs: each worker process writes its trees' flipbooks."""
+    cfg = config(ops=100, snapshots_every=50, jobs=2)
+    _, failure = run(FakeDebugfs(), cfg, ["santos", "mainline"],
+                     tmp_path=tmp_path, writers=viz)
+    assert failure is None
+    for tree in ("santos", "mainline"):
+        assert [fr["last_op"] for fr in frames_of(tmp_path, tree)] == \
+            [50, 100]
+
+
 def test_frame_captions_name_the_ops_and_results(tmp_path, viz):
     cfg = config(ops=120, snapshots_every=40, keys=(0, 9))
     f, failure = run(FakeDebugfs(), cfg, ["santos"], tmp_path=tmp_path,
