@@ -107,6 +107,17 @@ def test_fuzz_ok_and_failure(capsys, tmp_path, monkeypatch):
     assert status == 0 and "does not reproduce" in out
 
 
+def test_fuzz_hands_the_fuzzer_rbtivizs_writers(capsys, tmp_path):
+    """rbtilib never imports rbtiviz: rbti hands the fuzzer its flipbook
+    (and snapshot) writers, so --snapshots-every still writes frames."""
+    status, out, err = run(["fuzz", "--trees", "santos", "--ops", "300",
+                            "--progress", "0", "--snapshots-every", "100",
+                            "--out", str(tmp_path)], FakeDebugfs(), capsys)
+    assert status == 0, err
+    assert "no flipbook writer" not in err
+    assert (tmp_path / "santos" / "frames.json").exists()
+
+
 def test_fuzz_jobs(capsys, tmp_path):
     """--jobs N: the trees in N processes, the same verdict and repro."""
     status, out, _ = run(["fuzz", "--ops", "600", "--progress", "0",

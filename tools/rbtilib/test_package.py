@@ -65,6 +65,39 @@ def test_test_modules_do_not_import_each_other():
         == []
 
 
+def test_rbtilib_never_imports_rbtiviz():
+    """rbtiviz depends on rbtilib, not the other way round: the command
+    line hands the fuzzer what it needs of rbtiviz."""
+    found = []
+    for path, text in python_files(HERE, False):
+        found += [f"{os.path.relpath(path, REPO)}: {m}"
+                  for m in imports(text) if m.split(".")[0] == "rbtiviz"]
+    assert found == []
+
+
+def test_every_relative_import_names_a_module_that_exists():
+    """Imports inside functions run only when called (``rbti verify``'s
+    only in the guest): each ``from .MODULE import`` must name a module."""
+    import ast
+    import importlib.util
+    missing = []
+    for path, text in python_files(HERE, False):
+        rel = os.path.relpath(os.path.dirname(path), HERE)
+        package = "rbtilib" if rel == "." else \
+            "rbtilib." + rel.replace(os.sep, ".")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and node.level and \
+                    node.module:
+                name = "." * node.level + node.module
+                try:
+                    found = importlib.util.find_spec(name, package)
+                except ModuleNotFoundError:
+                    found = None
+                if found is None:
+                    missing.append(f"{os.path.relpath(path, REPO)}: {name}")
+    assert missing == []
+
+
 @pytest.mark.parametrize("root", ["tools", "viz"])
 def test_no_source_file_over_600_lines(root):
     """Non-test sources of tools/ and viz/: Python modules and scripts
