@@ -4,7 +4,7 @@
 from hypothesis import given, settings, strategies as st
 
 from rbtilib.shrink import ddmin, rank_keys, replay_ops, shrink
-from rbtilib.test_fuzz import INFO, off_by_one_near
+from rbtilib.testing import CONTRACT_INFO as INFO, off_by_one_near
 from rbtilib.testing import FakeDebugfs
 
 

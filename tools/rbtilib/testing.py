@@ -596,3 +596,25 @@ def load_script(path: str, name: str):
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
     return module
+
+
+CONTRACT_INFO = {info.name: info for info in CONTRACT_TREES}
+
+
+def fuzz_config(**kw):
+    """A small fuzz Config: the plain uniform mix (no phases, no single-op
+    files) unless *kw* asks otherwise."""
+    from .fuzz import Config
+    base = dict(ops=3000, seed=7, check_every=500, keys=(0, 40),
+                progress=0, shrink_tests=2000, key_mode="dense",
+                phases=False, single=0)
+    base.update(kw)
+    return Config(**base)
+
+
+def off_by_one_near(tree, op, key, line):
+    """A FakeDebugfs fault: the ``near`` replies one key too high."""
+    if op == "n" and line.startswith("near "):
+        nid, found = line.split()[1:]
+        return f"near {nid} {int(found) + 1}"
+    return line
