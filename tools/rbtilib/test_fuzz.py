@@ -469,6 +469,7 @@ class StaleRightmost(FakeDebugfs):
         self.stale.pop(name, None)
 
 
+@pytest.mark.slow
 def test_stale_rightmost_mutant_caught_on_ten_seeds():
     """Seed 2 erased no maximum of a non-empty tree before POP_EVERY."""
     caught = 0
@@ -481,6 +482,7 @@ def test_stale_rightmost_mutant_caught_on_ten_seeds():
     assert caught == 10
 
 
+@pytest.mark.slow
 def test_stale_leftmost_mutant_caught_on_ten_seeds():
     caught = 0
     for seed in range(1, 11):
