@@ -11,14 +11,14 @@ from .common import add_selection, check_selection
 COMMANDS = ("kernel", "verify")
 PRESET_NAMES = ("cfs", "free_vmap_area", "hrtimer", "inspector", "kernfs",
                 "vmap_area")
-"""The keys of :data:`rbtilib.kernel.PRESETS` (a test keeps them equal)."""
+"""The keys of :data:`rbtilib.kernel.presets.PRESETS` (a test keeps them equal)."""
 
 
 def _run(args, prog=None) -> int:
-    from .. import kernel
+    from ..kernel import commands
     if args.command == "kernel":
         args.tree = args.trees[0] if len(args.trees) == 1 else None
-    return kernel.run(args, prog)
+    return commands.run(args, prog)
 
 
 def _validate_kernel(args, error) -> None:
