@@ -625,3 +625,74 @@ def test_a_core_without_the_note_anywhere_is_a_clear_error(tmp_path):
 def test_cli_preset_names_are_the_presets():
     from rbtilib.cli import kernel_cmd
     assert sorted(kernel_cmd.PRESET_NAMES) == sorted(presets.PRESETS)
+
+
+def test_core_without_the_note_is_read_through_a_copy(tmp_path, monkeypatch,
+                                                     capsys):
+    """--core never changes the user's dump (it used to append the note to
+    it in place, and failed on a read-only one): drgn reads a patched copy,
+    removed once drgn has it open."""
+    import argparse
+    import types
+    path, _, _ = _qemu_core(tmp_path)
+    before = open(path, "rb").read()
+    seen = {}
+
+    class Program:
+        def set_core_dump(self, core):
+            seen["core"] = core
+            seen["has_note"] = vmcore.core_has_vmcoreinfo(core)
+
+        def load_debug_info(self, files, default):
+            seen["default"] = default
+    monkeypatch.setattr(debuginfo, "_drgn", lambda: types.SimpleNamespace(
+        Program=Program, MissingDebugInfoError=Exception))
+    vmlinux = tmp_path / "vmlinux"
+    vmlinux.write_bytes(b"\x7fELF")
+    args = argparse.Namespace(core=path, kcore="/proc/kcore",
+                              vmlinux=str(vmlinux), debug_info=None,
+                              command="kernel")
+    debuginfo.open_program(args)
+    assert open(path, "rb").read() == before
+    assert seen["has_note"] and seen["core"] != path
+    assert not (seen["core"] and __import__("os").path.exists(seen["core"]))
+    assert f"{path} is not changed" in capsys.readouterr().err
+
+
+class _Spec:
+    def __init__(self, name):
+        self.name = name
+
+
+@pytest.mark.parametrize("error,status,text", [
+    (kernel.Changed("kept changing"), 3, "santos: changed while reading"),
+    (kernel.Fault(0xdead), 1, "santos: FAULT the tree's memory: cannot read "
+     "address 0xdead")])
+def test_verify_reports_a_tree_that_changes_or_faults(error, status, text,
+                                                     monkeypatch, capsys):
+    """rbti verify let Changed and Fault escape as tracebacks: they are a
+    verdict on the tree, and the other trees are still verified."""
+    import argparse
+    from rbtilib import driver
+    from rbtilib.testing import FakeDebugfs
+    fake = FakeDebugfs()
+
+    def read_stable(mem, spec, attempts, confirm=True):
+        if spec.name == "santos":
+            raise error
+        return stable.read_stable(build(GOOD, 0), walk.TreeSpec(
+            name="mainline", layout=LAYOUT, root_slot=ROOT_SLOT,
+            key=lambda e, c: e.key), attempts)
+    monkeypatch.setattr(driver, "Debugfs", lambda root: fake)
+    monkeypatch.setattr(commands, "DrgnMemory", lambda prog: None)
+    monkeypatch.setattr(commands, "read_stable", read_stable)
+    specs = [_Spec("santos")]
+    monkeypatch.setattr(commands, "_specs", lambda prog, args: specs)
+    args = argparse.Namespace(command="verify", trees=[], all=True,
+                              attempts=2, root="/x")
+    assert commands.run(args, prog=object()) == status
+    assert capsys.readouterr().out == text + "\n"
+    specs.append(_Spec("mainline"))
+    assert commands.run(args, prog=object()) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == text and out[1].startswith("mainline: MISMATCH ")

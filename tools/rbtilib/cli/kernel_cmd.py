@@ -16,8 +16,6 @@ PRESET_NAMES = ("cfs", "free_vmap_area", "hrtimer", "inspector", "kernfs",
 
 def _run(args, prog=None) -> int:
     from ..kernel import commands
-    if args.command == "kernel":
-        args.tree = args.trees[0] if len(args.trees) == 1 else None
     return commands.run(args, prog)
 
 
@@ -41,8 +39,9 @@ def _common(p) -> None:
     p.add_argument("--core", metavar="VMCORE",
                    help="read a crash dump (vmcore, or QEMU "
                    "dump-guest-memory ELF) instead of the live kernel; a "
-                   "QEMU dump without a VMCOREINFO note gets the kernel's "
-                   "own appended (the file is changed, and says so)")
+                   "QEMU dump without a VMCOREINFO note is read through a "
+                   "copy in $TMPDIR with the kernel's own added (VMCORE "
+                   "itself is never changed)")
     p.add_argument("--attempts", type=int, default=8,
                    help="reads before giving up on a changing tree "
                    "(default %(default)s)")

@@ -6,7 +6,8 @@ import sys
 import time
 
 from .. import record
-from ..dump import parse_dump
+from ..driver import DebugfsError
+from ..dump import DumpError, parse_dump
 from . import Changed, Fault, KernelError
 from .debuginfo import DrgnMemory, open_program
 from .presets import PRESETS, preset_custom
@@ -22,12 +23,14 @@ def _specs(prog, args) -> list:
         specs = build(prog, args)
     except KeyError as e:
         raise KernelError(f"preset {args.preset}: no symbol {e}") from None
-    if args.tree:
-        specs = [s for s in specs if s.name == args.tree]
-        if not specs:
-            raise KernelError(f"no tree {args.tree!r} in preset "
-                              f"{args.preset} (see --list)")
-    return specs
+    names = list(getattr(args, "trees", None) or ())
+    if getattr(args, "tree", None):
+        names.append(args.tree)
+    unknown = sorted(set(names) - {s.name for s in specs})
+    if unknown:
+        raise KernelError(f"no tree {', '.join(unknown)} in preset "
+                          f"{args.preset} (see --list)")
+    return [s for s in specs if s.name in names] if names else specs
 
 
 def _safe_name(name: str) -> str:
@@ -48,8 +51,8 @@ def cmd_kernel(args, prog) -> int:
             print(s.name)
         return EXIT_OK
     if not args.check and not args.out and len(specs) != 1:
-        raise KernelError(f"{len(specs)} trees: pick one with --tree, or "
-                          "use --out DIR or --check "
+        raise KernelError(f"{len(specs)} trees: name one (TREE), or use "
+                          "--all with --out DIR or --check "
                           f"({', '.join(s.name for s in specs)})")
     mem = DrgnMemory(prog)
     status = EXIT_OK
@@ -111,34 +114,41 @@ def compare_trees(a, b) -> str | None:
     return None
 
 
+def _verify_one(driver, mem, spec, attempts: int) -> tuple[int, str]:
+    """One inspector tree: (exit status, verdict line)."""
+    for _ in range(attempts):
+        before = driver.dump_text(spec.name)
+        try:
+            res = read_stable(mem, spec, attempts, confirm=False)
+        except Changed:
+            continue
+        except Fault as e:
+            return EXIT_FAIL, f"{spec.name}: FAULT the tree's memory: {e}"
+        if driver.dump_text(spec.name) == before:
+            break
+    else:
+        return EXIT_CHANGED, f"{spec.name}: changed while reading"
+    try:
+        diff = compare_trees(parse_dump(before), parse_dump(res.text))
+    except DumpError as e:
+        return EXIT_FAIL, f"{spec.name}: MISMATCH a dump does not parse: {e}"
+    if diff:
+        return EXIT_FAIL, f"{spec.name}: MISMATCH {diff}"
+    return EXIT_OK, f"{spec.name}: same ({len(res.snap.nodes)} nodes)"
+
+
 def cmd_verify(args, prog) -> int:
-    from .driver import DEFAULT_ROOT, Debugfs
+    from ..driver import DEFAULT_ROOT, Debugfs
     driver = Debugfs(getattr(args, "root", DEFAULT_ROOT) or DEFAULT_ROOT)
     args.preset, args.tree = "inspector", None
     specs = _specs(prog, args)
-    if args.trees:
-        unknown = set(args.trees) - {s.name for s in specs}
-        if unknown:
-            raise KernelError(f"unknown tree {', '.join(sorted(unknown))}")
-        specs = [s for s in specs if s.name in args.trees]
     mem = DrgnMemory(prog)
     status = EXIT_OK
     for spec in specs:
-        for _ in range(args.attempts):
-            before = driver.dump_text(spec.name)
-            res = read_stable(mem, spec, args.attempts, confirm=False)
-            if driver.dump_text(spec.name) == before:
-                break
-        else:
-            print(f"{spec.name}: changed while reading")
-            status = max(status, EXIT_CHANGED)
-            continue
-        diff = compare_trees(parse_dump(before), parse_dump(res.text))
-        if diff:
-            print(f"{spec.name}: MISMATCH {diff}")
-            status = EXIT_FAIL
-        else:
-            print(f"{spec.name}: same ({len(res.snap.nodes)} nodes)")
+        verdict, line = _verify_one(driver, mem, spec, args.attempts)
+        print(line)
+        status = verdict if status in (EXIT_OK, EXIT_CHANGED) and \
+            verdict != EXIT_OK else status
     return status
 
 
@@ -154,6 +164,8 @@ def run(args, prog=None) -> int:
     except KernelError as e:
         print(f"rbti {args.command}: {e}", file=sys.stderr)
         return EXIT_USAGE
-    except OSError as e:
-        print(f"rbti {args.command}: {e}", file=sys.stderr)
+    except OSError as e:            # DebugfsError too: no module
+        text = f"{e.filename}: {e.strerror}" if e.filename and \
+            e.strerror and not isinstance(e, DebugfsError) else e
+        print(f"rbti {args.command}: {text}", file=sys.stderr)
         return EXIT_USAGE
