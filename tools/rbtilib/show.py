@@ -28,7 +28,7 @@ tree takes a few milliseconds on the host.
 from __future__ import annotations
 
 from . import checker
-from .dump import Tree, format_flags
+from .dump import Tree, format_flags, number_text
 from .record import factory, record
 
 RED, BOLD, WARN, RESET = "\x1b[31;1m", "\x1b[1m", "\x1b[33;1m", "\x1b[0m"
@@ -124,13 +124,19 @@ def _keep(tree: Tree, shape: _Shape, blamed) -> set:
 
 
 class _Style:
-    def __init__(self, color: bool) -> None:
+    def __init__(self, color: bool, tree: Tree) -> None:
         self.color = color
+        self.tree = tree
+
+    def num(self, field: str, value: int) -> str:
+        """A key or aug value, in hex where the dump says (its hex line)."""
+        return number_text(self.tree, field, value)
 
     def key(self, node) -> str:
+        key = self.num("key", node.key)
         if not self.color:
-            return f"{node.key} {node.color}"
-        return f"{RED if node.color == 'R' else BOLD}{node.key}{RESET}"
+            return f"{key} {node.color}"
+        return f"{RED if node.color == 'R' else BOLD}{key}{RESET}"
 
     def warn(self, text: str) -> str:
         return f"{WARN}{text}{RESET}" if self.color else text
@@ -145,7 +151,7 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
     """
     if violations is None:
         violations = checker.check(tree)
-    style = _Style(color)
+    style = _Style(color, tree)
     nodes = tree.nodes
     shape = _shape(tree)
     blamed: dict = {}
@@ -169,7 +175,7 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
         if key_count[node.key] > 1 or nid in blamed:
             parts.append(f"#{nid}")
         if node.aug is not None:
-            parts.append(f"{aug_name}={node.aug}")
+            parts.append(f"{aug_name}={style.num('aug', node.aug)}")
         for which in cached.get(nid, ()):
             parts.append(f"[{which}]")
         for v in blamed.get(nid, ()):
@@ -180,7 +186,8 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
         # Blamed nodes and their ancestors are never folded (keep).
         n = shape.size[nid]
         return (f"… {n} node{'s' if n != 1 else ''}, keys "
-                f"{shape.low[nid]}..{shape.high[nid]}")
+                f"{style.num('key', shape.low[nid])}.."
+                f"{style.num('key', shape.high[nid])}")
 
     title = (f"{tree.name} ({tree.api}: {format_flags(tree.flags)}): "
              f"{tree.count} node{'s' if tree.count != 1 else ''}, "
@@ -242,7 +249,7 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
 
 def label_free(node, style: _Style) -> str:
     """A node that is not in the drawing: key, colour and id."""
-    aug = "" if node.aug is None else f" aug={node.aug}"
+    aug = "" if node.aug is None else f" aug={style.num('aug', node.aug)}"
     return f"{style.key(node)} #{node.id}{aug}"
 
 

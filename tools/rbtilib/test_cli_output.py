@@ -202,3 +202,48 @@ def test_help_states_the_exit_statuses(capsys, monkeypatch):
     for status in ("0  ok", "1  a tree failed", "2  a usage or environment",
                    "70 an internal error"):
         assert f"\n  {status}" in text
+
+
+ADDRESS_DUMP = """\
+tree free_vmap_area
+api kernel
+flags unique
+count 2
+root 0
+leftmost -
+rightmost -
+height 2
+aug subtree_max_size
+hex key,aug
+node 0 18446739675461726208 B - - 1 4096
+node 1 18446739675461730304 R 0 - - 4096
+end 2
+"""
+
+
+def test_address_trees_print_in_hex(capsys, tmp_path):
+    """A dump whose 'hex' line marks keys and augs as addresses and sizes
+    is printed in hex by show, dump and --json; --hex does it for any
+    tree."""
+    path = tmp_path / "fva.dump"
+    path.write_text(ADDRESS_DUMP)
+    status, out, _ = run(["show", "--color", "never", str(path)],
+                         FakeDebugfs(), capsys)
+    assert status == 0 and "0xfffffbfff4003000 B subtree_max_size=0x1000" \
+        in out and "18446739675461726208" not in out
+    status, out, _ = run(["dump", str(path)], FakeDebugfs(), capsys)
+    assert "key 0xfffffbfff4004000 " in out and "aug 0x1000" in out
+    _, doc, _ = document(["dump", "--json", str(path)], FakeDebugfs(),
+                         capsys, "dump")
+    tree = doc["trees"][0]
+    assert tree["hex"] == ["key", "aug"] and \
+        tree["nodes"][0]["key"] == "0xfffffbfff4003000" and \
+        tree["nodes"][0]["aug"] == "0x1000"
+    driver = populated()
+    status, out, _ = run(["show", "--hex", "--color", "never", "santos"],
+                         driver, capsys)
+    assert "0xa B" in out and "\n10 B" not in out
+    _, doc, _ = document(["dump", "--hex", "--json", "santos"], driver,
+                         capsys, "dump")
+    assert {n["key"] for n in doc["trees"][0]["nodes"]} == \
+        {hex(k) for k in range(0, 20, 2)}

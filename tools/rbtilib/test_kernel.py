@@ -696,3 +696,12 @@ def test_verify_reports_a_tree_that_changes_or_faults(error, status, text,
     assert commands.run(args, prog=object()) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[0] == text and out[1].startswith("mainline: MISMATCH ")
+
+
+def test_a_spec_of_addresses_writes_the_hex_line():
+    """A tree whose keys are addresses (vmap_area's va_start) says so in
+    its dump, so that show, render and JSON print them in hex."""
+    text = read(build(GOOD, 0), spec(hex=frozenset({"key"}))).text
+    assert "\naug -\nhex key\nnode " in text
+    assert parse_dump(text).hex == {"key"}
+    assert "\nhex " not in read(build(GOOD, 0)).text

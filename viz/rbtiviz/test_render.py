@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from rbtilib.checker import check, first_violation
+from rbtilib.dump import parse_dump
 from viztest import (DUMP_15, DUMP_7, DUMP_AUG, DUMP_CYCLE, DUMP_DUP, DUMP_EMPTY,
                      DUMP_LONE, DUMP_RED_RED, RENDER_CLI, VALID, tree_of)
 from rbtiviz.render import (BLACK_FILL, HIGHLIGHT_COLOR, HIGHLIGHT_PENWIDTH, RED_FILL,
@@ -341,3 +342,23 @@ def test_cli_hostile_dumps(name, text, tmp_path):
             assert proc.returncode == 1 and "fail dump: dump line" in proc.stderr
         elif extra:
             assert proc.returncode == 1 and "fail " in proc.stderr
+
+
+def test_address_keys_drawn_in_hex(tmp_path):
+    """A dump with a 'hex' line (a kernel address tree) is labelled in hex
+    in the DOT, the direct SVG and the viewer; --hex does it for any dump."""
+    from rbtiviz.layout import to_svg
+    from rbtiviz.viewer import tree_data
+    text = DUMP_AUG.replace("\nnode ", "\nhex key,aug\nnode ", 1)
+    tree = parse_dump(text)
+    assert tree.hex == {"key", "aug"}
+    dot = to_dot(tree)
+    first = next(iter(tree.nodes.values()))
+    assert f"<B>{first.key:#x}</B>" in dot and f"size {first.aug:#x}" in dot
+    assert f">{first.key:#x}<" in to_svg(tree) or f">{first.key:#x}#" in to_svg(tree)
+    data = tree_data(tree)
+    assert data["keys"][0] == f"{first.key:#x}" and \
+        data["augs"][0] == f"{first.aug:#x}"
+    proc = subprocess.run([str(RENDER_CLI), "--hex", "-"], input=DUMP_7,
+                          capture_output=True, text=True, check=False, timeout=60)
+    assert proc.returncode == 0 and "<B>0x28</B>" in proc.stdout

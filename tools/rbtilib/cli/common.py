@@ -132,6 +132,21 @@ def add_json(p, what: str = "the result") -> None:
                    help=f"print {what} as one JSON document (docs/json.md)")
 
 
+def add_hex(p) -> None:
+    """``--hex``: keys and aug values in hexadecimal, for any tree."""
+    p.add_argument("--hex", action="store_true",
+                   help="print keys and aug values in hexadecimal (trees "
+                   "whose dump has a 'hex' line, such as kernel address "
+                   "trees, are printed so anyway)")
+
+
+def with_hex(tree: Tree, args) -> Tree:
+    """*tree*, its keys and augs marked hex if ``--hex`` was given."""
+    if getattr(args, "hex", False) and tree is not None:
+        tree.hex = frozenset({"key"} | ({"aug"} if tree.aug else set()))
+    return tree
+
+
 def check_selection(args, error) -> None:
     """Exactly one of ``TREE...`` and ``--all`` (FILEs may join --all)."""
     live = [t for t in args.trees if not is_saved_dump(t)]
@@ -231,13 +246,14 @@ def sources(args, driver):
     for arg in names:
         if is_saved_dump(arg):
             tree, error = read_saved_dump(arg)
-            yield (tree.name if tree else arg), tree, error, None
+            yield (tree.name if tree else arg), with_hex(tree, args), \
+                error, None
             continue
         try:
             tree, error = parse_dump(driver.dump_text(arg)), None
         except DumpError as e:
             tree, error = None, str(e)
-        yield arg, tree, error, infos[arg]
+        yield arg, with_hex(tree, args), error, infos[arg]
 
 
 def _debugfs_mounted(path: str, mounts: str) -> bool:

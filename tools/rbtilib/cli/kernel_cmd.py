@@ -85,6 +85,10 @@ def add_arguments(sub) -> None:
     p.add_argument("--aug-rule", metavar="RULE",
                    help="its recomputation: size, max:EXPR or sum:EXPR, "
                    "e.g. max:e.va_end-e.va_start")
+    p.add_argument("--hex", action="store_true",
+                   help="mark keys (and aug) as addresses or sizes: the "
+                   "dump's 'hex' line (vmap_area and free_vmap_area have "
+                   "it anyway)")
     p.add_argument("--dup", action="store_true",
                    help="equal keys are legal")
     p.add_argument("--name", help="tree name in the dump")

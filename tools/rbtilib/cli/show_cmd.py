@@ -8,7 +8,7 @@ import sys
 
 from .. import checker
 from ..show import NOT_TTY_LINES, max_depth_for, render
-from .common import (EXIT_FAIL, EXIT_OK, UsageError, add_json,
+from .common import (EXIT_FAIL, EXIT_OK, UsageError, add_hex, add_json,
                      add_selection, check_selection, color_wanted,
                      needs_debugfs, print_json, sources,
                      violation_json)
@@ -180,6 +180,7 @@ def add_show(sub) -> None:
                    "Ctrl-C stops")
     p.add_argument("--frames", type=_positive_int, metavar="N",
                    help="with --watch, stop after N drawings")
+    add_hex(p)
     add_json(p, "the checker's violations (no drawing)")
     p.set_defaults(func=cmd_show, validate=_validate,
                    needs_debugfs=needs_debugfs)

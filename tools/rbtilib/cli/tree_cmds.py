@@ -5,8 +5,8 @@ import sys
 
 from .. import checker
 from ..driver import CheckResult, ReplyError
-from ..dump import format_flags, read_dump_file
-from .common import (EXIT_FAIL, EXIT_OK, UsageError, add_json,
+from ..dump import HEX_FIELDS, format_flags, number_text, read_dump_file
+from .common import (EXIT_FAIL, EXIT_OK, UsageError, add_hex, add_json,
                      add_selection, check_selection, is_saved_dump,
                      needs_debugfs, print_json, ref_json, sources, tree_infos,
                      typed, at_least, violation_json)
@@ -31,10 +31,13 @@ def _ref(value) -> str:
         else "?"
 
 
-def node_json(node) -> dict:
-    return {"id": node.id, "key": node.key, "color": node.color,
+def node_json(tree, node) -> dict:
+    def num(field, value):
+        return value if field not in tree.hex or value is None \
+            else number_text(tree, field, value)
+    return {"id": node.id, "key": num("key", node.key), "color": node.color,
             "parent": ref_json(node.parent), "left": ref_json(node.left),
-            "right": ref_json(node.right), "aug": node.aug}
+            "right": ref_json(node.right), "aug": num("aug", node.aug)}
 
 
 def tree_json(tree) -> dict:
@@ -45,8 +48,9 @@ def tree_json(tree) -> dict:
             "leftmost": ref_json(tree.leftmost),
             "rightmost": ref_json(tree.rightmost), "height": tree.height,
             "aug": tree.aug, "error": tree.error,
-            "nodes": [node_json(n) for n in tree.nodes.values()],
-            "lost": [node_json(n) for n in tree.lost.values()]}
+            "hex": [f for f in HEX_FIELDS if f in tree.hex],
+            "nodes": [node_json(tree, n) for n in tree.nodes.values()],
+            "lost": [node_json(tree, n) for n in tree.lost.values()]}
 
 
 def _raw(args, driver) -> int:
@@ -85,10 +89,12 @@ def cmd_dump(args, driver) -> int:
               f"{len(tree.nodes)} nodes, height {tree.height}")
         for tag, nodes in (("", tree.nodes), ("lost ", tree.lost)):
             for node in nodes.values():
-                print(f"  {tag}{node.id:>8} key {node.key:<20} {node.color} "
+                key = number_text(tree, "key", node.key)
+                print(f"  {tag}{node.id:>8} key {key:<20} {node.color} "
                       f"parent {_ref(node.parent)} left {_ref(node.left)} "
                       f"right {_ref(node.right)}"
-                      + (f" aug {node.aug}" if node.aug is not None else ""))
+                      + (f" aug {number_text(tree, 'aug', node.aug)}"
+                         if node.aug is not None else ""))
     if args.json:
         print_json("dump", {"ok": status == EXIT_OK, "trees": documents})
     return status
@@ -187,6 +193,7 @@ def add_dump(sub) -> None:
     add_selection(p, files=True)
     p.add_argument("--raw", action="store_true",
                    help="print the dump file unchanged")
+    add_hex(p)
     add_json(p, "the trees")
     p.set_defaults(func=cmd_dump, needs_debugfs=needs_debugfs,
                    validate=_validate_dump)

@@ -46,6 +46,8 @@ def cmd_kernel(args, prog) -> int:
     t_setup = time.monotonic()
     specs = _specs(prog, args)
     setup = time.monotonic() - t_setup
+    for spec in specs if getattr(args, "hex", False) else ():
+        spec.hex = frozenset({"key"} | ({"aug"} if spec.aug_name else set()))
     if args.list:
         for s in specs:
             print(s.name)

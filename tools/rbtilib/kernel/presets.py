@@ -53,7 +53,8 @@ def _field(name: str) -> Callable:
 def preset_vmap(prog, args) -> list:
     lay = make_layout(prog, "struct vmap_area", "rb_node")
     root, _ = _cached_root(prog["vmap_area_root"])
-    return [TreeSpec("vmap_area", lay, root, _field("va_start"))]
+    return [TreeSpec("vmap_area", lay, root, _field("va_start"),
+                     hex=frozenset({"key"}))]
 
 
 def preset_free_vmap(prog, args) -> list:
@@ -64,7 +65,8 @@ def preset_free_vmap(prog, args) -> list:
     return [TreeSpec("free_vmap_area", lay, root, _field("va_start"),
                      aug_name="subtree_max_size",
                      aug=_field("subtree_max_size"), aug_rule="max",
-                     aug_value=lambda e, c: e.va_end - e.va_start)]
+                     aug_value=lambda e, c: e.va_end - e.va_start,
+                     hex=frozenset({"key", "aug"}))]
 
 
 def _cpus(prog) -> list:
