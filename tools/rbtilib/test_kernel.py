@@ -705,3 +705,73 @@ def test_a_spec_of_addresses_writes_the_hex_line():
     assert "\naug -\nhex key\nnode " in text
     assert parse_dump(text).hex == {"key"}
     assert "\nhex " not in read(build(GOOD, 0)).text
+
+
+def _kernel_args(**kw):
+    import argparse
+    base = dict(command="kernel", preset="x", trees=[], all=False,
+                root_expr=None, check=False, out=None, addresses=None,
+                times=False, attempts=8, list=False, json=True, hex=False)
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+def _fake_kernel(monkeypatch, shapes: dict):
+    """commands over fake memory: one spec per name in *shapes*."""
+    mems = {name: build(shape, 0) for name, shape in shapes.items() if shape}
+
+    def read_stable(mem, sp, attempts, confirm=True):
+        if shapes[sp.name] is None:
+            raise kernel.Changed("kept changing over 2 reads")
+        return stable.read_stable(mems[sp.name], sp, attempts)
+    monkeypatch.setattr(commands, "DrgnMemory", lambda prog: None)
+    monkeypatch.setattr(commands, "read_stable", read_stable)
+    monkeypatch.setattr(commands, "_specs", lambda prog, args: [
+        spec(name=name) for name in shapes])
+
+
+def test_kernel_json(monkeypatch, capsys):
+    """kernel --json: the dumps, or with --check the verdicts (blamed
+    nodes with their addresses); a tree that kept changing is an entry
+    with an error (exit 3)."""
+    import json
+    bad = dict(GOOD)
+    bad[3] = (5, "B", 1, None, None)            # black-height broken
+    _fake_kernel(monkeypatch, {"good": GOOD, "bad": bad, "busy": None})
+    assert commands.run(_kernel_args(check=True), prog=object()) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schema"] == 1 and doc["command"] == "kernel"
+    good, broken, busy = doc["trees"]
+    assert doc["ok"] is False and doc["check"] is True
+    assert good == {"tree": "good", "ok": True, "error": None, "nodes": 5,
+                    "violation_count": 0, "violations": []}
+    assert broken["ok"] is False and broken["violations"][0]["address"] \
+        .startswith("0x10")
+    assert busy == {"tree": "busy", "ok": False,
+                    "error": "kept changing over 2 reads"}
+    _fake_kernel(monkeypatch, {"good": GOOD})
+    assert commands.run(_kernel_args(), prog=object()) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["trees"][0]["dump"]["nodes"][0]["key"] == 20
+    assert commands.run(_kernel_args(hex=True), prog=object()) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["trees"][0]["dump"]["nodes"][0]["key"] == "0x14"
+
+
+def test_verify_json(monkeypatch, capsys):
+    import argparse
+    import json
+    from rbtilib import driver
+    from rbtilib.testing import FakeDebugfs
+    fake = FakeDebugfs()
+    monkeypatch.setattr(driver, "Debugfs", lambda root: fake)
+    _fake_kernel(monkeypatch, {"santos": GOOD, "mainline": None})
+    args = argparse.Namespace(command="verify", trees=[], all=True,
+                              attempts=2, root="/x", json=True)
+    assert commands.run(args, prog=object()) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["command"] == "verify" and doc["ok"] is False
+    santos, mainline = doc["trees"]
+    assert santos["verdict"] == "mismatch" and santos["detail"]
+    assert mainline == {"tree": "mainline", "verdict": "changed",
+                        "detail": "changed while reading", "nodes": None}

@@ -15,16 +15,13 @@ import os
 import re
 import sys
 
+from .. import jsondoc
 from ..dump import DumpError, Tree, parse_dump, read_dump_file
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_CHANGED, EXIT_BUG = 0, 1, 2, 3, 70
 """0 ok; 1 a tree failed (a violation, a dump that does not parse, a fuzz
 failure); 2 a usage or environment error; 3 (``kernel``, ``verify``) a
 tree kept changing while it was read; 70 (EX_SOFTWARE) a bug in rbti."""
-
-JSON_SCHEMA = 1
-"""The ``schema`` field of every ``--json`` document (docs/json.md)."""
-
 
 class UsageError(Exception):
     """A bad argument or an unusable environment: exit status 2."""
@@ -170,20 +167,9 @@ def color_wanted(choice: str, stream) -> bool:
             and os.environ.get("TERM") != "dumb")
 
 
-def print_json(command: str, document: dict) -> None:
-    """Print *document* as the ``--json`` output of *command*."""
-    import json
-    print(json.dumps({"schema": JSON_SCHEMA, "command": command,
-                      **document}, sort_keys=False))
-
-
-def ref_json(ref):
-    """A link in JSON: an id, null (NIL) or "?" (no node of this tree)."""
-    return ref if ref is None or isinstance(ref, int) else "?"
-
-
-def violation_json(v) -> dict:
-    return {"class": v.cls, "node": v.node, "message": v.message}
+def print_json(command: str, body: dict) -> None:
+    """Print *body* as the ``--json`` document of *command*."""
+    print(jsondoc.document(command, body))
 
 
 def tree_infos(driver, names: list[str] | None):

@@ -6,7 +6,7 @@ starts without importing the walk (and dataclasses, struct, ...): start-up
 time is what ``rbti show`` costs in the TCG guest.
 """
 
-from .common import add_selection, check_selection
+from .common import add_json, add_selection, check_selection
 
 COMMANDS = ("kernel", "verify")
 PRESET_NAMES = ("cfs", "free_vmap_area", "hrtimer", "inspector", "kernfs",
@@ -102,6 +102,7 @@ def add_arguments(sub) -> None:
                    help="write 'ID ADDRESS' lines ('-': stderr)")
     p.add_argument("--times", action="store_true",
                    help="print where the time went on stderr")
+    add_json(p, "the dumps, or with --check the verdicts,")
     _common(p)
     p.set_defaults(func=_run, validate=_validate_kernel)
     p = sub.add_parser(
@@ -115,5 +116,6 @@ def add_arguments(sub) -> None:
   rbti verify santos mainline
 """)
     add_selection(p, what="inspector's trees")
+    add_json(p, "the verdicts")
     _common(p)
     p.set_defaults(func=_run, validate=check_selection)

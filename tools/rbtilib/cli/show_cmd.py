@@ -6,12 +6,11 @@ import argparse
 import os
 import sys
 
-from .. import checker
+from .. import checker, jsondoc
 from ..show import NOT_TTY_LINES, max_depth_for, render
 from .common import (EXIT_FAIL, EXIT_OK, UsageError, add_hex, add_json,
                      add_selection, check_selection, color_wanted,
-                     needs_debugfs, print_json, sources,
-                     violation_json)
+                     needs_debugfs, print_json, sources)
 
 
 def _positive_int(text: str) -> int:
@@ -90,7 +89,7 @@ def _violations(args, driver) -> int:
         trees.append({"tree": label, "error": error,
                       "nodes": None if tree is None else len(tree.nodes),
                       "height": None if tree is None else tree.height,
-                      "violations": [violation_json(v) for v in found]})
+                      "violations": [jsondoc.violation(v) for v in found]})
     print_json("show", {"trees": trees})
     return status
 

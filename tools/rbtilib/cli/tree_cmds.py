@@ -3,13 +3,13 @@
 
 import sys
 
-from .. import checker
+from .. import checker, jsondoc
 from ..driver import CheckResult, ReplyError
-from ..dump import HEX_FIELDS, format_flags, number_text, read_dump_file
+from ..dump import format_flags, number_text, read_dump_file
 from .common import (EXIT_FAIL, EXIT_OK, UsageError, add_hex, add_json,
                      add_selection, check_selection, is_saved_dump,
-                     needs_debugfs, print_json, ref_json, sources, tree_infos,
-                     typed, at_least, violation_json)
+                     needs_debugfs, print_json, sources, tree_infos, typed,
+                     at_least)
 
 
 def cmd_trees(args, driver) -> int:
@@ -29,28 +29,6 @@ def _ref(value) -> str:
     """A link as ``dump`` prints it: an id, ``-`` (NIL) or ``?``."""
     return "-" if value is None else str(value) if isinstance(value, int) \
         else "?"
-
-
-def node_json(tree, node) -> dict:
-    def num(field, value):
-        return value if field not in tree.hex or value is None \
-            else number_text(tree, field, value)
-    return {"id": node.id, "key": num("key", node.key), "color": node.color,
-            "parent": ref_json(node.parent), "left": ref_json(node.left),
-            "right": ref_json(node.right), "aug": num("aug", node.aug)}
-
-
-def tree_json(tree) -> dict:
-    """A parsed dump as JSON (docs/json.md, "tree")."""
-    return {"name": tree.name, "api": tree.api,
-            "flags": sorted(tree.flags), "count": tree.count,
-            "allocated": tree.allocated, "root": ref_json(tree.root),
-            "leftmost": ref_json(tree.leftmost),
-            "rightmost": ref_json(tree.rightmost), "height": tree.height,
-            "aug": tree.aug, "error": tree.error,
-            "hex": [f for f in HEX_FIELDS if f in tree.hex],
-            "nodes": [node_json(tree, n) for n in tree.nodes.values()],
-            "lost": [node_json(tree, n) for n in tree.lost.values()]}
 
 
 def _raw(args, driver) -> int:
@@ -83,7 +61,7 @@ def cmd_dump(args, driver) -> int:
                 print(f"{label}: fail dump: {error}", file=sys.stderr)
             continue
         if args.json:
-            documents.append(tree_json(tree))
+            documents.append(jsondoc.tree(tree))
             continue
         print(f"{tree.name} ({tree.api}, {format_flags(tree.flags)}): "
               f"{len(tree.nodes)} nodes, height {tree.height}")
@@ -114,7 +92,7 @@ def _verdict(label, tree, error, module, limit: int) -> dict:
         (module is None or module.ok),
         "nodes": None if tree is None else len(tree.nodes),
         "error": error, "violation_count": len(found),
-        "violations": [violation_json(v) for v in found[:limit]],
+        "violations": [jsondoc.violation(v) for v in found[:limit]],
         "module": None if module is None else {
             "ok": module.ok, "class": module.cls, "node": module.node,
             "message": module.message},

@@ -5,7 +5,7 @@ import os
 import sys
 import time
 
-from .. import record
+from .. import jsondoc, record
 from ..driver import DebugfsError
 from ..dump import DumpError, parse_dump
 from . import Changed, Fault, KernelError
@@ -37,9 +37,31 @@ def _safe_name(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
 
 
+def _address(v, res: Result) -> int | None:
+    return {i: a for a, i in res.ids.items()}.get(v.node)
+
+
 def _blame(v, res: Result) -> str:
-    addr = {i: a for a, i in res.ids.items()}.get(v.node)
+    addr = _address(v, res)
     return f"{v}" + (f" [{addr:#x}]" if addr is not None else "")
+
+
+def _json_entry(spec, res: Result | None, error: str | None,
+                check: bool) -> dict:
+    """One tree of ``kernel --json`` (docs/json.md): its verdict with
+    --check, else its dump; *error* if it could not be read."""
+    if res is None:
+        return {"tree": spec.name, "ok": False, "error": error}
+    if not check:
+        return {"tree": spec.name, "ok": True, "error": None,
+                "dump": jsondoc.tree(res.tree)}
+    return {"tree": spec.name, "ok": not res.violations, "error": None,
+            "nodes": len(res.snap.nodes),
+            "violation_count": len(res.violations),
+            "violations": [{**jsondoc.violation(v), "address":
+                            None if _address(v, res) is None
+                            else f"{_address(v, res):#x}"}
+                           for v in res.violations[:10]]}
 
 
 def cmd_kernel(args, prog) -> int:
@@ -58,27 +80,32 @@ def cmd_kernel(args, prog) -> int:
                           f"({', '.join(s.name for s in specs)})")
     mem = DrgnMemory(prog)
     status = EXIT_OK
-    addresses = []
+    addresses, entries = [], []
+    as_json = getattr(args, "json", False)
     for spec in specs:
         try:
             res = read_stable(mem, spec, args.attempts)
-        except Changed as e:
-            print(f"{spec.name}: {e}", file=sys.stderr)
-            status = max(status, EXIT_CHANGED) if status != EXIT_FAIL \
-                else status
-            continue
-        except Fault as e:
-            print(f"{spec.name}: the tree's root: {e}", file=sys.stderr)
-            status = EXIT_FAIL
+        except (Changed, Fault) as e:
+            error = f"{e}" if isinstance(e, Changed) else \
+                f"the tree's root: {e}"
+            if as_json:
+                entries.append(_json_entry(spec, None, error, args.check))
+            else:
+                print(f"{spec.name}: {error}", file=sys.stderr)
+            status = EXIT_FAIL if isinstance(e, Fault) or \
+                status == EXIT_FAIL else EXIT_CHANGED
             continue
         if args.times:
             secs = " ".join(f"{k} {v:.3f}s" for k, v in res.seconds.items())
             print(f"{spec.name}: {len(res.snap.nodes)} nodes, {res.reads} "
                   f"reads, setup {setup:.3f}s {secs}", file=sys.stderr)
         addresses.append(address_table(res))
-        if args.check:
+        if args.check and res.violations:
+            status = EXIT_FAIL
+        if as_json:
+            entries.append(_json_entry(spec, res, None, args.check))
+        elif args.check:
             if res.violations:
-                status = EXIT_FAIL
                 for v in res.violations[:10]:
                     print(f"{spec.name}: {_blame(v, res)}")
             else:
@@ -88,7 +115,7 @@ def cmd_kernel(args, prog) -> int:
             with open(os.path.join(args.out, _safe_name(spec.name) +
                                    ".dump"), "w") as f:
                 f.write(res.text)
-        elif not args.check:
+        elif not args.check and not as_json:
             sys.stdout.write(res.text)
     if args.addresses:
         text = "".join(addresses)
@@ -97,6 +124,10 @@ def cmd_kernel(args, prog) -> int:
         else:
             with open(args.addresses, "w") as f:
                 f.write(text)
+    if as_json:
+        print(jsondoc.document("kernel", {
+            "ok": status == EXIT_OK, "check": bool(args.check),
+            "trees": entries}))
     return status
 
 
@@ -116,8 +147,12 @@ def compare_trees(a, b) -> str | None:
     return None
 
 
-def _verify_one(driver, mem, spec, attempts: int) -> tuple[int, str]:
-    """One inspector tree: (exit status, verdict line)."""
+def _verify_one(driver, mem, spec, attempts: int) -> dict:
+    """One inspector tree's verdict: ``verdict`` (same, mismatch, changed
+    or fault), ``detail``, ``nodes`` and the exit ``status``."""
+    def verdict(status, what, detail=None, nodes=None):
+        return {"tree": spec.name, "verdict": what, "detail": detail,
+                "nodes": nodes, "status": status}
     for _ in range(attempts):
         before = driver.dump_text(spec.name)
         try:
@@ -125,18 +160,26 @@ def _verify_one(driver, mem, spec, attempts: int) -> tuple[int, str]:
         except Changed:
             continue
         except Fault as e:
-            return EXIT_FAIL, f"{spec.name}: FAULT the tree's memory: {e}"
+            return verdict(EXIT_FAIL, "fault", f"the tree's memory: {e}")
         if driver.dump_text(spec.name) == before:
             break
     else:
-        return EXIT_CHANGED, f"{spec.name}: changed while reading"
+        return verdict(EXIT_CHANGED, "changed", "changed while reading")
     try:
         diff = compare_trees(parse_dump(before), parse_dump(res.text))
     except DumpError as e:
-        return EXIT_FAIL, f"{spec.name}: MISMATCH a dump does not parse: {e}"
+        diff = f"a dump does not parse: {e}"
     if diff:
-        return EXIT_FAIL, f"{spec.name}: MISMATCH {diff}"
-    return EXIT_OK, f"{spec.name}: same ({len(res.snap.nodes)} nodes)"
+        return verdict(EXIT_FAIL, "mismatch", diff)
+    return verdict(EXIT_OK, "same", nodes=len(res.snap.nodes))
+
+
+def _verdict_line(v: dict) -> str:
+    if v["verdict"] == "same":
+        return f"{v['tree']}: same ({v['nodes']} nodes)"
+    if v["verdict"] == "changed":
+        return f"{v['tree']}: {v['detail']}"
+    return f"{v['tree']}: {v['verdict'].upper()} {v['detail']}"
 
 
 def cmd_verify(args, prog) -> int:
@@ -146,11 +189,18 @@ def cmd_verify(args, prog) -> int:
     specs = _specs(prog, args)
     mem = DrgnMemory(prog)
     status = EXIT_OK
+    verdicts = []
     for spec in specs:
-        verdict, line = _verify_one(driver, mem, spec, args.attempts)
-        print(line)
-        status = verdict if status in (EXIT_OK, EXIT_CHANGED) and \
-            verdict != EXIT_OK else status
+        v = _verify_one(driver, mem, spec, args.attempts)
+        verdicts.append(v)
+        if not getattr(args, "json", False):
+            print(_verdict_line(v))
+        status = v["status"] if status in (EXIT_OK, EXIT_CHANGED) and \
+            v["status"] != EXIT_OK else status
+    if getattr(args, "json", False):
+        print(jsondoc.document("verify", {"ok": status == EXIT_OK, "trees": [
+            {k: x for k, x in v.items() if k != "status"}
+            for v in verdicts]}))
     return status
 
 
