@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rbtilib import cli
-from rbtilib.testing import FakeDebugfs
+from rbtilib.testing import ADDRESS_DUMP, FakeDebugfs
 
 SCHEMA = 1
 
@@ -202,23 +202,6 @@ def test_help_states_the_exit_statuses(capsys, monkeypatch):
     for status in ("0  ok", "1  a tree failed", "2  a usage or environment",
                    "70 an internal error"):
         assert f"\n  {status}" in text
-
-
-ADDRESS_DUMP = """\
-tree free_vmap_area
-api kernel
-flags unique
-count 2
-root 0
-leftmost -
-rightmost -
-height 2
-aug subtree_max_size
-hex key,aug
-node 0 18446739675461726208 B - - 1 4096
-node 1 18446739675461730304 R 0 - - 4096
-end 2
-"""
 
 
 def test_address_trees_print_in_hex(capsys, tmp_path):

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from rbtilib.dump import (UNKNOWN, UNKNOWN_PARENT, DumpError, Node, format_dump,
                           inorder, parse_dump, preorder)
 from rbtilib import record
-from rbtilib.testing import AUG_SAMPLE_DUMP as SAMPLE, CONTRACT_TREES, build_tree
+from rbtilib.testing import ADDRESS_DUMP, AUG_SAMPLE_DUMP as SAMPLE, CONTRACT_TREES, build_tree
 
 SANTOS_AUG = CONTRACT_TREES[4]
 SANTOS_DUP = CONTRACT_TREES[3]
@@ -302,21 +302,7 @@ def test_tree_names(name, good):
             parse_dump(text)
 
 
-HEX_DUMP = """\
-tree free_vmap_area
-api kernel
-flags unique
-count 2
-root 0
-leftmost -
-rightmost -
-height 2
-aug subtree_max_size
-hex key,aug
-node 0 18446739675461726208 B - - 1 4096
-node 1 18446739675461730304 R 0 - - 4096
-end 2
-"""
+HEX_DUMP = ADDRESS_DUMP
 
 
 def test_hex_line_round_trips_and_marks_fields():

@@ -618,3 +618,21 @@ def off_by_one_near(tree, op, key, line):
         nid, found = line.split()[1:]
         return f"near {nid} {int(found) + 1}"
     return line
+
+
+ADDRESS_DUMP = """\
+tree free_vmap_area
+api kernel
+flags unique
+count 2
+root 0
+leftmost -
+rightmost -
+height 2
+aug subtree_max_size
+hex key,aug
+node 0 18446739675461726208 B - - 1 4096
+node 1 18446739675461730304 R 0 - - 4096
+end 2
+"""
+"""A kernel address tree's dump: its hex line marks keys and augs."""

@@ -144,13 +144,36 @@ def with_hex(tree: Tree, args) -> Tree:
     return tree
 
 
-def check_selection(args, error) -> None:
-    """Exactly one of ``TREE...`` and ``--all`` (FILEs may join --all)."""
+def dump_reader(p, func, json_what: str, hex: bool = True,
+                apart: tuple = (), validate=None) -> None:
+    """Finish the parser *p* of a command that reads live trees and saved
+    dumps: ``--hex`` (if *hex*), ``--json``, and its defaults; the
+    selection is checked, with *apart* (see :func:`check_selection`) and
+    then *validate* ``(args, error)``."""
+    if hex:
+        add_hex(p)
+    add_json(p, json_what)
+
+    def check(args, error) -> None:
+        check_selection(args, error, apart)
+        if validate is not None:
+            validate(args, error)
+    p.set_defaults(func=func, needs_debugfs=needs_debugfs, validate=check)
+
+
+def check_selection(args, error, apart: tuple = ()) -> None:
+    """Exactly one of ``TREE...`` and ``--all`` (FILEs may join --all);
+    no two options of a pair in *apart* (dests) together."""
     live = [t for t in args.trees if not is_saved_dump(t)]
     if not args.all and not args.trees:
         error("give TREE... or --all")
     if args.all and live:
         error(f"--all takes no tree names (got {', '.join(live)})")
+    for a, b in apart:
+        if getattr(args, a) not in (None, False) and \
+                getattr(args, b) not in (None, False):
+            error(f"--{a.replace('_', '-')} and --{b.replace('_', '-')} "
+                  "do not go together")
 
 
 def needs_debugfs(args) -> bool:

@@ -8,9 +8,8 @@ import sys
 
 from .. import checker, jsondoc
 from ..show import NOT_TTY_LINES, max_depth_for, render
-from .common import (EXIT_FAIL, EXIT_OK, UsageError, add_hex, add_json,
-                     add_selection, check_selection, color_wanted,
-                     needs_debugfs, print_json, sources)
+from .common import (EXIT_FAIL, EXIT_OK, UsageError, add_selection,
+                     color_wanted, dump_reader, print_json, sources)
 
 
 def _positive_int(text: str) -> int:
@@ -179,18 +178,13 @@ def add_show(sub) -> None:
                    "Ctrl-C stops")
     p.add_argument("--frames", type=_positive_int, metavar="N",
                    help="with --watch, stop after N drawings")
-    add_hex(p)
-    add_json(p, "the checker's violations (no drawing)")
-    p.set_defaults(func=cmd_show, validate=_validate,
-                   needs_debugfs=needs_debugfs)
+    dump_reader(p, cmd_show, "the checker's violations (no drawing)",
+                apart=(("watch", "json"),), validate=_validate)
 
 
 def _validate(args, error) -> None:
     """Arguments that only make sense together (argparse's *error* exits 2)."""
-    check_selection(args, error)
     if args.frames is not None and args.watch is None:
         error("--frames needs --watch")
     if args.watch is not None and "-" in args.trees:
         error("--watch cannot redraw standard input: give a TREE or FILE")
-    if args.watch is not None and args.json:
-        error("--watch and --json do not go together")

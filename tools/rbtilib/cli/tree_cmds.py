@@ -6,10 +6,9 @@ import sys
 from .. import checker, jsondoc
 from ..driver import CheckResult, ReplyError
 from ..dump import format_flags, number_text, read_dump_file
-from .common import (EXIT_FAIL, EXIT_OK, UsageError, add_hex, add_json,
-                     add_selection, check_selection, is_saved_dump,
-                     needs_debugfs, print_json, sources, tree_infos, typed,
-                     at_least)
+from .common import (EXIT_FAIL, EXIT_OK, UsageError, add_json, add_selection,
+                     at_least, dump_reader, is_saved_dump, print_json,
+                     sources, tree_infos, typed)
 
 
 def cmd_trees(args, driver) -> int:
@@ -171,16 +170,7 @@ def add_dump(sub) -> None:
     add_selection(p, files=True)
     p.add_argument("--raw", action="store_true",
                    help="print the dump file unchanged")
-    add_hex(p)
-    add_json(p, "the trees")
-    p.set_defaults(func=cmd_dump, needs_debugfs=needs_debugfs,
-                   validate=_validate_dump)
-
-
-def _validate_dump(args, error) -> None:
-    check_selection(args, error)
-    if args.raw and args.json:
-        error("--raw and --json do not go together")
+    dump_reader(p, cmd_dump, "the trees", apart=(("raw", "json"),))
 
 
 def add_check(sub) -> None:
@@ -201,6 +191,4 @@ def add_check(sub) -> None:
     add_selection(p, files=True)
     p.add_argument("--max", type=typed(at_least(1), "count"), default=10,
                    help="violations to print per tree (default 10)")
-    add_json(p, "the verdicts")
-    p.set_defaults(func=cmd_check, needs_debugfs=needs_debugfs,
-                   validate=check_selection)
+    dump_reader(p, cmd_check, "the verdicts", hex=False)
