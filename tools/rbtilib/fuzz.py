@@ -32,13 +32,13 @@ import pickle
 import sys
 import time
 import traceback
-from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from .driver import DebugfsError, TreeInfo
 from .dump import Tree
 from .model import Model
 from .opstream import BATCH_OPS, batches, frames_every, generate, resolve_seed
+from .record import factory, record, replace
 from .shrink import shrink, write_repro
 from .treerun import Failure, TreeRun, default_model
 
@@ -46,7 +46,7 @@ CAPTION_OPS = 60
 """Ops listed in a flipbook frame's caption; more are elided in the middle."""
 
 
-@dataclass
+@record
 class Config:
     """A fuzz run's parameters (see ``rbti fuzz --help``).
 
@@ -81,7 +81,7 @@ def resolve_jobs(jobs: int) -> int:
     return jobs or len(os.sched_getaffinity(0))
 
 
-@dataclass
+@record
 class Stats:
     """What a run did."""
 
@@ -92,7 +92,7 @@ class Stats:
     max_nodes: int = 0
     seconds: float = 0.0
     driver_seconds: float = 0.0
-    trees: list[str] = field(default_factory=list)
+    trees: list[str] = factory(list)
 
 
 def _flipbook_module():

@@ -8,6 +8,13 @@ milliseconds of 9p lookups and unmarshalling, and that was most of the time
 ``__eq__``, ``__repr__`` (and ``__hash__`` and read-only attributes when
 frozen) from the class annotations, with :func:`replace` and
 :func:`fields` for the callers that need them.
+
+It is the one way rbtilib and rbtiviz declare records.  Measured against
+``@dataclass(frozen=True, slots=True)`` on the host (Python 3.11): a
+frozen record of seven fields is built in 450-580 ns, the dataclass in
+1,000-1,170 ns; ``import dataclasses`` costs 26-49 ms, and ``import
+rbtilib.show`` takes 50-92 ms with records, 122-149 ms with dataclasses
+(59 modules loaded against 77).
 """
 
 __all__ = ["record", "factory", "replace", "fields"]

@@ -87,7 +87,7 @@ def test_corrupted_links_end_and_are_shown():
     cyc[left.id] = type(left)(**{**left.__dict__, "right": root.id})
     tree.nodes = cyc
     text = show.render(tree)
-    assert f"→ #{root.id} (already drawn" in text
+    assert f"→ #{root.id} (cycle)" in text
 
 
 def test_a_thousand_nodes_fast():
