@@ -119,16 +119,9 @@ class Shape:
         """Ids of ``node`` lines the walk did not reach, in dump order."""
         return [nid for nid in self.tree.nodes if nid not in self.links]
 
-    def bad_links(self, nid: int) -> list:
-        """``[left, right]``: the BadLink of each side of *nid*, or None."""
-        out = [None, None]
-        for link in self.bad:
-            if link.node == nid:
-                out[link.side] = link
-        return out
-
     def bad_by_node(self) -> dict:
-        """id -> :meth:`bad_links` of every node with a bad link."""
+        """id -> ``[left, right]`` of every node with a bad link: the
+        BadLink of each side, or None."""
         out: dict = {}
         for link in self.bad:
             out.setdefault(link.node, [None, None])[link.side] = link

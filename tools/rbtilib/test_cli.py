@@ -10,7 +10,7 @@ import pytest
 from rbtilib import cli
 from rbtilib.driver import DebugfsError
 from rbtilib.shrink import read_repro
-from rbtilib.testing import FakeDebugfs
+from tests_support.trees import FakeDebugfs, load_script
 
 rbti = cli
 
@@ -104,6 +104,20 @@ def test_fuzz_ok_and_failure(capsys, tmp_path, monkeypatch):
     assert status == 1 and "FAIL" in out
     status, out, _ = run(["replay", str(repro)], FakeDebugfs(), capsys)
     assert status == 0 and "does not reproduce" in out
+
+
+def test_fuzz_hands_the_fuzzer_rbtivizs_writers(capsys, tmp_path):
+    """rbtilib never imports rbtiviz: rbti hands the fuzzer its flipbook
+    (and snapshot) writers, so --snapshots-every still writes frames."""
+    shim = load_script(os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), "rbti"), "rbti_shim")
+    status = rbti.main(["fuzz", "santos", "--ops", "300", "--progress", "0",
+                        "--snapshots-every", "100", "--out", str(tmp_path)],
+                       FakeDebugfs(), fuzz_writers=shim.viz_writers)
+    _, err = capsys.readouterr()
+    assert status == 0, err
+    assert "no flipbook writer" not in err
+    assert (tmp_path / "santos" / "frames.json").exists()
 
 
 def test_fuzz_jobs(capsys, tmp_path):

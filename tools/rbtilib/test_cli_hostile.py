@@ -10,7 +10,7 @@ import pytest
 from rbtilib import cli, record
 from rbtilib.driver import ReplyError
 from rbtilib.dump import UNKNOWN, format_dump, parse_dump
-from rbtilib.testing import FakeDebugfs
+from tests_support.trees import FakeDebugfs
 
 TREE = "santos"
 

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from rbtilib import cli
-from rbtilib.testing import ADDRESS_DUMP, FakeDebugfs
+from tests_support.dumps import ADDRESS_DUMP
+from tests_support.trees import FakeDebugfs
 
 SCHEMA = 1
 

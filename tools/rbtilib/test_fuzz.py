@@ -11,19 +11,16 @@ from rbtilib.dump import inorder, parse_dump
 from rbtilib.model import Model
 from rbtilib.opstream import generate, resolve_seed
 from rbtilib.shrink import read_repro, replay_ops
-from rbtilib.testing import (CONTRACT_INFO, CONTRACT_TREES, FakeDebugfs,
-                             corrupt_tree, fuzz_config, off_by_one_near)
 from rbtilib.treerun import default_model
+from tests_support.shared import INFO, config, off_by_one_near
+from tests_support.trees import CONTRACT_TREES, FakeDebugfs, corrupt_tree
 
-INFO = CONTRACT_INFO
-config = fuzz_config
-
-
-def run(driver, cfg, names=None, model=default_model, tmp_path=None):
+def run(driver, cfg, names=None, model=default_model, tmp_path=None,
+        writers=None):
     infos = [INFO[n] for n in names] if names else driver.trees()
     if tmp_path is not None:
         cfg.out = str(tmp_path)
-    f = fuzz.Fuzzer(driver, infos, cfg, model, log=None)
+    f = fuzz.Fuzzer(driver, infos, cfg, model, log=None, writers=writers)
     return f, f.run()
 
 
@@ -188,12 +185,12 @@ def test_enospc_is_a_failure_and_shrinks_to_one_batch():
     assert len(f.shrunk) == 11 and {c for c, _ in f.shrunk} == {"i"}
 
 
-def test_snapshots_every_without_viz_does_not_fail(tmp_path, monkeypatch):
-    monkeypatch.setattr(fuzz, "_flipbook_module", lambda: None)
-    _, failure = run(FakeDebugfs(), config(snapshots_every=1000),
-                     ["santos_aug"], tmp_path=tmp_path)
-    assert failure is None
+def test_snapshots_every_without_writers_does_not_fail(tmp_path, capsys):
+    f = fuzz.Fuzzer(FakeDebugfs(), [INFO["santos_aug"]],
+                    config(snapshots_every=1000, out=str(tmp_path)))
+    assert f.run() is None
     assert not list(tmp_path.iterdir())
+    assert "no flipbook writer" in capsys.readouterr().err
 
 
 VIZ = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir,
@@ -202,9 +199,10 @@ VIZ = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir,
 
 @pytest.fixture
 def viz(monkeypatch):
-    """Make rbtiviz importable, as tools/rbti does."""
+    """rbtiviz's writers, as tools/rbti hands them to the fuzzer."""
     monkeypatch.syspath_prepend(VIZ)
-    pytest.importorskip("rbtiviz.flipbook")
+    writers = pytest.importorskip("rbtiviz.writers")
+    return writers.fuzz_writers()
 
 
 def frames_of(tmp_path, tree):
@@ -217,7 +215,7 @@ def test_frames_every_k_ops_per_tree(tmp_path, viz):
     cfg = config(ops=230, snapshots_every=50, check_every=70)
     driver = FakeDebugfs()
     f, failure = run(driver, cfg, ["santos", "overstreet_dup"],
-                     tmp_path=tmp_path)
+                     tmp_path=tmp_path, writers=viz)
     assert failure is None
     for tree in ("santos", "overstreet_dup"):
         frames = frames_of(tmp_path, tree)
@@ -235,9 +233,21 @@ def test_frames_every_k_ops_per_tree(tmp_path, viz):
             assert set(fr["highlight"]) <= set(dump.nodes)
 
 
+def test_workers_draw_with_the_writers_they_were_handed(tmp_path, viz):
+    """--jobs: each worker process writes its trees' flipbooks."""
+    cfg = config(ops=100, snapshots_every=50, jobs=2)
+    _, failure = run(FakeDebugfs(), cfg, ["santos", "mainline"],
+                     tmp_path=tmp_path, writers=viz)
+    assert failure is None
+    for tree in ("santos", "mainline"):
+        assert [fr["last_op"] for fr in frames_of(tmp_path, tree)] == \
+            [50, 100]
+
+
 def test_frame_captions_name_the_ops_and_results(tmp_path, viz):
     cfg = config(ops=120, snapshots_every=40, keys=(0, 9))
-    f, failure = run(FakeDebugfs(), cfg, ["santos"], tmp_path=tmp_path)
+    f, failure = run(FakeDebugfs(), cfg, ["santos"], tmp_path=tmp_path,
+                     writers=viz)
     assert failure is None
     frames = frames_of(tmp_path, "santos")
     assert len(frames) == 3
@@ -278,7 +288,7 @@ def test_flipbook_is_closed_on_failure(tmp_path, viz):
             else line
 
     f, failure = run(FakeDebugfs(fault=late_fault), config(snapshots_every=20),
-                     ["santos"], tmp_path=tmp_path)
+                     ["santos"], tmp_path=tmp_path, writers=viz)
     assert failure is not None and failure.kind == "mismatch"
     # Frames up to the batch before the failing one (batches end at 20s).
     last = len(f.history) - 20
@@ -294,17 +304,12 @@ def test_failure_dump_round_trips(tmp_path):
     assert parse_dump(text).nodes[parse_dump(text).root].color == "R"
 
 
-def test_failure_snapshot_via_viz(tmp_path, monkeypatch):
-    import os
+def test_failure_snapshot_via_viz(tmp_path, viz):
     import shutil
-    viz = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
-                       "viz")
-    monkeypatch.syspath_prepend(os.path.abspath(viz))
-    pytest.importorskip("rbtiviz.render")
     if not shutil.which("dot"):
         pytest.skip("no dot")
     f, failure = run(CorruptAfter(), config(batch=10), ["santos"],
-                     tmp_path=tmp_path)
+                     tmp_path=tmp_path, writers=viz)
     svg = f.repro[:-5] + ".svg"
     assert open(svg).read().lstrip().startswith(("<?xml", "<svg"))
 

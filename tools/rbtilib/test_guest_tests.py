@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from rbtilib.testing import FakeDebugfs, load_script
+from tests_support.trees import FakeDebugfs, load_script
 
 PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))), "guest-tests")

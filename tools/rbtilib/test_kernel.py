@@ -10,7 +10,7 @@ from rbtilib import checker, kernel
 from rbtilib.kernel import (commands, debuginfo, presets, stable, vmcore,
                             walk)
 from rbtilib.dump import UNKNOWN, parse_dump
-from rbtilib.testing import CONTRACT_TREES, build_tree, corrupt_tree
+from tests_support.trees import CONTRACT_TREES, build_tree, corrupt_tree
 
 # struct fake_entry { struct rb_node rb; s64 key; u64 id; u64 aug;
 #                     struct list_head list; }  (as struct rbti_node)
@@ -535,7 +535,7 @@ def _commands(tree) -> list:
 
 @pytest.mark.parametrize("info", CONTRACT_TREES, ids=lambda i: i.name)
 def test_every_corrupt_command_reads_as_the_module_dumps_it(info):
-    """For each corrupt command the contract's model applies (testing.py),
+    """For each corrupt command the contract's model applies (tests_support.trees),
     the tree read from memory has the model's dump (nodes and lost lines
     included) and the checker's first violation on it is the one the
     module's check reports: same class, same node."""
@@ -674,7 +674,7 @@ def test_verify_reports_a_tree_that_changes_or_faults(error, status, text,
     verdict on the tree, and the other trees are still verified."""
     import argparse
     from rbtilib import driver
-    from rbtilib.testing import FakeDebugfs
+    from tests_support.trees import FakeDebugfs
     fake = FakeDebugfs()
 
     def read_stable(mem, spec, attempts, confirm=True):
@@ -762,7 +762,7 @@ def test_verify_json(monkeypatch, capsys):
     import argparse
     import json
     from rbtilib import driver
-    from rbtilib.testing import FakeDebugfs
+    from tests_support.trees import FakeDebugfs
     fake = FakeDebugfs()
     monkeypatch.setattr(driver, "Debugfs", lambda root: fake)
     _fake_kernel(monkeypatch, {"santos": GOOD, "mainline": None})

@@ -66,24 +66,3 @@ def test_a_required_field_after_a_default_is_refused():
             a: int = 0
             b: int
 
-
-def test_record_is_the_one_record_system():
-    """rbtilib and rbtiviz declare their records with rbtilib.record only:
-    dataclasses costs rbti's start-up its import (about 30 ms on the host,
-    tens of times more in the TCG guest) and makes a frozen instance about
-    twice as slow to build (figures: record.py's docstring)."""
-    import os
-    import re
-    here = os.path.dirname(os.path.abspath(__file__))
-    roots = [here, os.path.join(here, os.pardir, os.pardir, "viz", "rbtiviz")]
-    found = []
-    for root in roots:
-        for dirpath, _, files in os.walk(root):
-            for name in files:
-                if name.endswith(".py") and not name.startswith("test_"):
-                    path = os.path.join(dirpath, name)
-                    with open(path) as f:
-                        if re.search(r"^\s*(from dataclasses |import dataclasses)",
-                                     f.read(), re.M):
-                            found.append(os.path.relpath(path, here))
-    assert found == []

@@ -7,7 +7,7 @@ import pytest
 
 from rbtilib import show
 from rbtilib.dump import parse_dump
-from rbtilib.testing import AUG_SAMPLE_DUMP, CONTRACT_TREES, build_tree, corrupt_tree
+from tests_support.trees import AUG_SAMPLE_DUMP, CONTRACT_TREES, build_tree, corrupt_tree
 
 SANTOS, SANTOS_DUP, SANTOS_AUG = CONTRACT_TREES[2], CONTRACT_TREES[3], CONTRACT_TREES[4]
 

@@ -13,13 +13,13 @@ import pytest
 
 from rbtilib import checker
 from rbtilib.dump import format_dump, inorder, parse_dump, preorder
-from rbtilib.testing import CONTRACT_TREES, build_tree, corrupt_tree
 from rbtiviz import headless
 from rbtiviz.diff import caption, diff
 from rbtiviz.layout import layout, to_svg
 from rbtiviz.render import DIRECT_OVER, write_snapshot
-from viztest import DUMP_CYCLE, DUMP_RED_RED, RENDER_CLI, tree_of
 from rbtiviz.viewer import tree_data, write_viewer
+from tests_support.dumps import DUMP_CYCLE, DUMP_RED_RED, RENDER_CLI, tree_of
+from tests_support.trees import CONTRACT_TREES, build_tree, corrupt_tree
 
 SANTOS, SANTOS_DUP = CONTRACT_TREES[2], CONTRACT_TREES[3]
 SVG = "{http://www.w3.org/2000/svg}"

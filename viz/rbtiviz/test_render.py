@@ -13,10 +13,12 @@ import pytest
 
 from rbtilib.checker import check, first_violation
 from rbtilib.dump import parse_dump
-from viztest import (DUMP_15, DUMP_7, DUMP_AUG, DUMP_CYCLE, DUMP_DUP, DUMP_EMPTY,
-                     DUMP_LONE, DUMP_RED_RED, RENDER_CLI, VALID, tree_of)
 from rbtiviz.render import (BLACK_FILL, HIGHLIGHT_COLOR, HIGHLIGHT_PENWIDTH, RED_FILL,
                             VIOLATION_COLOR, black_height, to_dot, write_snapshot)
+from tests_support.dumps import (DUMP_7, DUMP_15, DUMP_AUG, DUMP_CYCLE, DUMP_DUP,
+                                 DUMP_EMPTY, DUMP_LONE, DUMP_RED_RED, RENDER_CLI, VALID,
+                                 tree_of)
+
 
 class Drawing:
     """A DOT text laid out by ``dot -Tjson``, indexed by node name."""

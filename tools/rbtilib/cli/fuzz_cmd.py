@@ -64,7 +64,10 @@ def cmd_fuzz(args, driver) -> int:
     infos = tree_infos(driver, None if args.all else args.trees)
     print(f"seed {_opstream().resolve_seed(config)}", flush=True,
           file=sys.stderr if args.json else sys.stdout)
-    runner = fuzz.Fuzzer(driver, infos, config)
+    # The picture writers come from tools/rbti (rbtiviz's): rbtilib never
+    # imports rbtiviz.
+    writers = args.fuzz_writers() if args.fuzz_writers else None
+    runner = fuzz.Fuzzer(driver, infos, config, writers=writers)
     failure = runner.run()
     if args.json:
         print_json("fuzz", summary_json(runner, failure))

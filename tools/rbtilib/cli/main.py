@@ -98,14 +98,19 @@ def _range_values_joined(argv: list[str]) -> list[str]:
     return out
 
 
-def main(argv: list[str] | None = None, driver=None) -> int:
+def main(argv: list[str] | None = None, driver=None,
+         fuzz_writers=None) -> int:
     """Run the command line; return the exit status.
 
     *driver* replaces the debugfs driver (tests pass a fake).
+    *fuzz_writers* ``() -> rbtilib.fuzz.Writers | None`` gives the fuzzer
+    its flipbook and snapshot writers (tools/rbti hands rbtiviz's: rbtilib
+    never imports rbtiviz).
     """
     top, subs = build()
     args = top.parse_args(_range_values_joined(
         sys.argv[1:] if argv is None else argv))
+    args.fuzz_writers = fuzz_writers
     validate = getattr(args, "validate", None)
     if validate is not None:
         validate(args, subs[args.command].error)

@@ -6,7 +6,7 @@ import struct
 import sys
 
 from . import Fault, KernelError
-from .vmcore import core_has_vmcoreinfo, patched_copy
+from .vmcore import core_has_vmcoreinfo, elf_notes, patched_copy
 from .walk import PTR, Memory, TypeInfo
 
 
@@ -80,17 +80,9 @@ class DrgnType(TypeInfo):
 
 
 def _build_id_of_notes(data: bytes) -> str | None:
-    """The GNU build id in a run of ELF notes."""
-    pos = 0
-    while pos + 12 <= len(data):
-        namesz, descsz, ntype = struct.unpack_from("<III", data, pos)
-        name_end = pos + 12 + ((namesz + 3) & ~3)
-        desc = data[name_end:name_end + descsz]
-        if ntype == 3 and data[pos + 12:pos + 12 + namesz].rstrip(b"\0") \
-                == b"GNU":
-            return desc.hex()
-        pos = name_end + ((descsz + 3) & ~3)
-    return None
+    """The GNU build id (NT_GNU_BUILD_ID) in a run of ELF notes."""
+    return next((desc.hex() for name, ntype, desc in elf_notes(data)
+                 if ntype == 3 and name == b"GNU"), None)
 
 
 def build_id_of_elf(path: str) -> str | None:

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""TEST FIXTURE ONLY: a pure-Python red-black tree and a fake debugfs.
+"""Test fixtures: a pure-Python red-black tree and a fake debugfs.
 
 Nothing here is used against the real module.  :class:`RBTree` is a small
 textbook red-black tree (parent pointers, subtree sizes, caches) that makes
@@ -13,10 +13,9 @@ import errno
 import itertools
 from typing import Callable, Iterator
 
-from . import checker
-from .driver import CheckResult, DebugfsError, TreeInfo, parse_check
-from . import record
-from .dump import Node, Tree, format_dump, inorder, parse_flags
+from rbtilib import checker, record
+from rbtilib.driver import CheckResult, DebugfsError, TreeInfo, parse_check
+from rbtilib.dump import Node, Tree, format_dump, inorder, parse_flags
 
 CONTRACT_TREES = [
     TreeInfo("overstreet", "overstreet", parse_flags("unique,outofline")),
@@ -597,42 +596,3 @@ def load_script(path: str, name: str):
     loader.exec_module(module)
     return module
 
-
-CONTRACT_INFO = {info.name: info for info in CONTRACT_TREES}
-
-
-def fuzz_config(**kw):
-    """A small fuzz Config: the plain uniform mix (no phases, no single-op
-    files) unless *kw* asks otherwise."""
-    from .fuzz import Config
-    base = dict(ops=3000, seed=7, check_every=500, keys=(0, 40),
-                progress=0, shrink_tests=2000, key_mode="dense",
-                phases=False, single=0)
-    base.update(kw)
-    return Config(**base)
-
-
-def off_by_one_near(tree, op, key, line):
-    """A FakeDebugfs fault: the ``near`` replies one key too high."""
-    if op == "n" and line.startswith("near "):
-        nid, found = line.split()[1:]
-        return f"near {nid} {int(found) + 1}"
-    return line
-
-
-ADDRESS_DUMP = """\
-tree free_vmap_area
-api kernel
-flags unique
-count 2
-root 0
-leftmost -
-rightmost -
-height 2
-aug subtree_max_size
-hex key,aug
-node 0 18446739675461726208 B - - 1 4096
-node 1 18446739675461730304 R 0 - - 4096
-end 2
-"""
-"""A kernel address tree's dump: its hex line marks keys and augs."""

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Test helpers of viz/ (outside the rbtiviz package, which ships): sample
-dumps, the viz/render script, a checked parse."""
+"""Sample dumps of the renderer's tests (viz/rbtiviz/test_*.py), and the
+viz/render script they run."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from rbtilib.dump import Tree, parse_dump
-from rbtilib.testing import AUG_SAMPLE_DUMP
+from tests_support.trees import AUG_SAMPLE_DUMP
 
-RENDER_CLI = Path(__file__).resolve().parent / "render"
+RENDER_CLI = Path(__file__).resolve().parents[2] / "viz" / "render"
 
 # Keys 10..70, perfectly balanced: 40 black, 20 and 60 red, leaves black.
 DUMP_7 = """\
@@ -139,3 +139,21 @@ def tree_of(text: str) -> Tree:
     tree = parse_dump(text)
     assert len(tree.nodes) == tree.count
     return tree
+
+
+ADDRESS_DUMP = """\
+tree free_vmap_area
+api kernel
+flags unique
+count 2
+root 0
+leftmost -
+rightmost -
+height 2
+aug subtree_max_size
+hex key,aug
+node 0 18446739675461726208 B - - 1 4096
+node 1 18446739675461730304 R 0 - - 4096
+end 2
+"""
+"""A kernel address tree's dump: its hex line marks keys and augs."""
