@@ -75,6 +75,29 @@ def test_rbtilib_never_imports_rbtiviz():
     assert found == []
 
 
+def test_every_relative_import_names_a_module_that_exists():
+    """Imports inside functions run only when called (``rbti verify``'s
+    only in the guest): each ``from .MODULE import`` must name a module."""
+    import ast
+    import importlib.util
+    missing = []
+    for path, text in python_files(HERE, False):
+        rel = os.path.relpath(os.path.dirname(path), HERE)
+        package = "rbtilib" if rel == "." else \
+            "rbtilib." + rel.replace(os.sep, ".")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and node.level and \
+                    node.module:
+                name = "." * node.level + node.module
+                try:
+                    found = importlib.util.find_spec(name, package)
+                except ModuleNotFoundError:
+                    found = None
+                if found is None:
+                    missing.append(f"{os.path.relpath(path, REPO)}: {name}")
+    assert missing == []
+
+
 @pytest.mark.parametrize("root", ["tools", "viz"])
 def test_no_source_file_over_600_lines(root):
     """Non-test sources of tools/ and viz/: Python modules and scripts
