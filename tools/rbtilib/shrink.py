@@ -160,7 +160,12 @@ def read_repro(path: str) -> dict:
     """Load a repro file; ValueError if it is not one."""
     with open(path) as f:
         data = json.load(f)
-    if data.get("rbti-repro") != 1 or "tree" not in data or "ops" not in data:
+    if not isinstance(data, dict) or data.get("rbti-repro") != 1 or \
+            not isinstance(data.get("tree"), str) or "ops" not in data:
         raise ValueError(f"{path}: not an rbti repro file")
-    data["ops"] = [(str(c), int(k)) for c, k in data["ops"]]
+    try:
+        data["ops"] = [(str(c), int(k)) for c, k in data["ops"]]
+    except (TypeError, ValueError):
+        raise ValueError(f"{path}: not an rbti repro file (bad ops)") \
+            from None
     return data

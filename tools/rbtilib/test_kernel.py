@@ -308,14 +308,17 @@ def test_checker_agrees_on_every_dump_written():
 
 def test_cli_errors_are_clear(capsys):
     """``rbti kernel`` needs no module; missing pieces are named."""
-    from tests_support.shared import rbti_script
-    rbti = rbti_script()
-    assert rbti.main(["kernel", "--preset", "vmap_area", "--kcore",
-                      "/nonexistent/kcore"]) == 2
+    from rbtilib import cli
+    assert cli.main(["kernel", "--preset", "vmap_area", "--kcore",
+                     "/nonexistent/kcore"]) == 2
     assert "CONFIG_PROC_KCORE" in capsys.readouterr().err
+
+
+def test_cli_names_a_missing_vmlinux(capsys):
+    from rbtilib import cli
     if debuginfo.running_build_id("/sys/kernel/notes") is None:
-        return
-    assert rbti.main(["kernel", "--preset", "vmap_area", "--kcore",
+        pytest.skip("this kernel has no build id in /sys/kernel/notes")
+    assert cli.main(["kernel", "--preset", "vmap_area", "--kcore",
                       "/dev/null", "--vmlinux", "/nonexistent/vmlinux"]) == 2
     assert "vmlinux" in capsys.readouterr().err
 
@@ -633,5 +636,155 @@ def test_a_core_without_the_note_anywhere_is_a_clear_error(tmp_path):
 
 
 def test_cli_preset_names_are_the_presets():
-    from rbtilib import kernel_cli
-    assert sorted(kernel_cli.PRESET_NAMES) == sorted(presets.PRESETS)
+    from rbtilib.cli import kernel_cmd
+    assert sorted(kernel_cmd.PRESET_NAMES) == sorted(presets.PRESETS)
+
+
+def test_core_without_the_note_is_read_through_a_copy(tmp_path, monkeypatch,
+                                                     capsys):
+    """--core never changes the user's dump (it used to append the note to
+    it in place, and failed on a read-only one): drgn reads a patched copy,
+    removed once drgn has it open."""
+    import argparse
+    import types
+    path, _, _ = _qemu_core(tmp_path)
+    before = open(path, "rb").read()
+    seen = {}
+
+    class Program:
+        def set_core_dump(self, core):
+            seen["core"] = core
+            seen["has_note"] = vmcore.core_has_vmcoreinfo(core)
+
+        def load_debug_info(self, files, default):
+            seen["default"] = default
+    monkeypatch.setattr(debuginfo, "_drgn", lambda: types.SimpleNamespace(
+        Program=Program, MissingDebugInfoError=Exception))
+    vmlinux = tmp_path / "vmlinux"
+    vmlinux.write_bytes(b"\x7fELF")
+    args = argparse.Namespace(core=path, kcore="/proc/kcore",
+                              vmlinux=str(vmlinux), debug_info=None,
+                              command="kernel")
+    debuginfo.open_program(args)
+    assert open(path, "rb").read() == before
+    assert seen["has_note"] and seen["core"] != path
+    assert not (seen["core"] and __import__("os").path.exists(seen["core"]))
+    assert f"{path} is not changed" in capsys.readouterr().err
+
+
+class _Spec:
+    def __init__(self, name):
+        self.name = name
+
+
+@pytest.mark.parametrize("error,status,text", [
+    (kernel.Changed("kept changing"), 3, "santos: changed while reading"),
+    (kernel.Fault(0xdead), 1, "santos: FAULT the tree's memory: cannot read "
+     "address 0xdead")])
+def test_verify_reports_a_tree_that_changes_or_faults(error, status, text,
+                                                     monkeypatch, capsys):
+    """rbti verify let Changed and Fault escape as tracebacks: they are a
+    verdict on the tree, and the other trees are still verified."""
+    import argparse
+    from rbtilib import driver
+    from tests_support.trees import FakeDebugfs
+    fake = FakeDebugfs()
+
+    def read_stable(mem, spec, attempts, confirm=True):
+        if spec.name == "santos":
+            raise error
+        return stable.read_stable(build(GOOD, 0), walk.TreeSpec(
+            name="mainline", layout=LAYOUT, root_slot=ROOT_SLOT,
+            key=lambda e, c: e.key), attempts)
+    monkeypatch.setattr(driver, "Debugfs", lambda root: fake)
+    monkeypatch.setattr(commands, "DrgnMemory", lambda prog: None)
+    monkeypatch.setattr(commands, "read_stable", read_stable)
+    specs = [_Spec("santos")]
+    monkeypatch.setattr(commands, "_specs", lambda prog, args: specs)
+    args = argparse.Namespace(command="verify", trees=[], all=True,
+                              attempts=2, root="/x")
+    assert commands.run(args, prog=object()) == status
+    assert capsys.readouterr().out == text + "\n"
+    specs.append(_Spec("mainline"))
+    assert commands.run(args, prog=object()) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == text and out[1].startswith("mainline: MISMATCH ")
+
+
+def test_a_spec_of_addresses_writes_the_hex_line():
+    """A tree whose keys are addresses (vmap_area's va_start) says so in
+    its dump, so that show, render and JSON print them in hex."""
+    text = read(build(GOOD, 0), spec(hex=frozenset({"key"}))).text
+    assert "\naug -\nhex key\nnode " in text
+    assert parse_dump(text).hex == {"key"}
+    assert "\nhex " not in read(build(GOOD, 0)).text
+
+
+def _kernel_args(**kw):
+    import argparse
+    base = dict(command="kernel", preset="x", trees=[], all=False,
+                root_expr=None, check=False, out=None, addresses=None,
+                times=False, attempts=8, list=False, json=True, hex=False)
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+def _fake_kernel(monkeypatch, shapes: dict):
+    """commands over fake memory: one spec per name in *shapes*."""
+    mems = {name: build(shape, 0) for name, shape in shapes.items() if shape}
+
+    def read_stable(mem, sp, attempts, confirm=True):
+        if shapes[sp.name] is None:
+            raise kernel.Changed("kept changing over 2 reads")
+        return stable.read_stable(mems[sp.name], sp, attempts)
+    monkeypatch.setattr(commands, "DrgnMemory", lambda prog: None)
+    monkeypatch.setattr(commands, "read_stable", read_stable)
+    monkeypatch.setattr(commands, "_specs", lambda prog, args: [
+        spec(name=name) for name in shapes])
+
+
+def test_kernel_json(monkeypatch, capsys):
+    """kernel --json: the dumps, or with --check the verdicts (blamed
+    nodes with their addresses); a tree that kept changing is an entry
+    with an error (exit 3)."""
+    import json
+    bad = dict(GOOD)
+    bad[3] = (5, "B", 1, None, None)            # black-height broken
+    _fake_kernel(monkeypatch, {"good": GOOD, "bad": bad, "busy": None})
+    assert commands.run(_kernel_args(check=True), prog=object()) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schema"] == 1 and doc["command"] == "kernel"
+    good, broken, busy = doc["trees"]
+    assert doc["ok"] is False and doc["check"] is True
+    assert good == {"tree": "good", "ok": True, "error": None, "nodes": 5,
+                    "violation_count": 0, "violations": []}
+    assert broken["ok"] is False and broken["violations"][0]["address"] \
+        .startswith("0x10")
+    assert busy == {"tree": "busy", "ok": False,
+                    "error": "kept changing over 2 reads"}
+    _fake_kernel(monkeypatch, {"good": GOOD})
+    assert commands.run(_kernel_args(), prog=object()) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["trees"][0]["dump"]["nodes"][0]["key"] == 20
+    assert commands.run(_kernel_args(hex=True), prog=object()) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["trees"][0]["dump"]["nodes"][0]["key"] == "0x14"
+
+
+def test_verify_json(monkeypatch, capsys):
+    import argparse
+    import json
+    from rbtilib import driver
+    from tests_support.trees import FakeDebugfs
+    fake = FakeDebugfs()
+    monkeypatch.setattr(driver, "Debugfs", lambda root: fake)
+    _fake_kernel(monkeypatch, {"santos": GOOD, "mainline": None})
+    args = argparse.Namespace(command="verify", trees=[], all=True,
+                              attempts=2, root="/x", json=True)
+    assert commands.run(args, prog=object()) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["command"] == "verify" and doc["ok"] is False
+    santos, mainline = doc["trees"]
+    assert santos["verdict"] == "mismatch" and santos["detail"]
+    assert mainline == {"tree": "mainline", "verdict": "changed",
+                        "detail": "changed while reading", "nodes": None}

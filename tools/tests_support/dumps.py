@@ -139,3 +139,21 @@ def tree_of(text: str) -> Tree:
     tree = parse_dump(text)
     assert len(tree.nodes) == tree.count
     return tree
+
+
+ADDRESS_DUMP = """\
+tree free_vmap_area
+api kernel
+flags unique
+count 2
+root 0
+leftmost -
+rightmost -
+height 2
+aug subtree_max_size
+hex key,aug
+node 0 18446739675461726208 B - - 1 4096
+node 1 18446739675461730304 R 0 - - 4096
+end 2
+"""
+"""A kernel address tree's dump: its hex line marks keys and augs."""

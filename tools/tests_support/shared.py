@@ -1,17 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """What several rbtilib test modules use: the fuzz configuration of the
-fuzzer's tests, a fault for the fake module, and the rbti script loaded
-as a module."""
-
-import os
+fuzzer's tests and a fault for the fake module.  (rbti's command line is
+tested through rbtilib.cli, not by loading the tools/rbti shim.)"""
 
 from rbtilib import fuzz
-from tests_support.trees import CONTRACT_TREES, load_script
+from tests_support.trees import CONTRACT_TREES
 
 INFO = {info.name: info for info in CONTRACT_TREES}
-
-RBTI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))), "rbti")
 
 
 def config(**kw) -> fuzz.Config:
@@ -31,12 +26,3 @@ def off_by_one_near(tree, op, key, line):
         return f"near {nid} {int(found) + 1}"
     return line
 
-
-_RBTI = []
-
-
-def rbti_script():
-    """tools/rbti loaded as the module ``rbti_cli`` (once)."""
-    if not _RBTI:
-        _RBTI.append(load_script(RBTI, "rbti_cli"))
-    return _RBTI[0]

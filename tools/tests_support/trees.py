@@ -595,3 +595,4 @@ def load_script(path: str, name: str):
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
     return module
+

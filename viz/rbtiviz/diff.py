@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from rbtilib.record import factory, record
 
-from rbtilib.dump import Tree
+from rbtilib.dump import Tree, number_text
 
 OP_NAMES = {"i": "insert", "e": "erase", "f": "find", "n": "near"}
 
@@ -109,8 +109,8 @@ def diff(old: Tree | None, new: Tree) -> Diff:
 
 def _name(tree: Tree, nid: int) -> str:
     """A node as a caption names it: its key, and its id on dup trees."""
-    node = tree.nodes[nid]
-    return f"{node.key}#{nid}" if "dup" in tree.flags else str(node.key)
+    key = number_text(tree, "key", tree.nodes[nid].key)
+    return f"{key}#{nid}" if "dup" in tree.flags else key
 
 
 def describe_op(op: str) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 
 from rbtilib.checker import Violation, check
-from rbtilib.dump import Tree, format_flags
+from rbtilib.dump import Tree, format_flags, number_text
 from rbtilib.record import factory, record
 from rbtilib.shape import Shape, unreached_line
 
@@ -164,11 +164,12 @@ def to_svg(tree: Tree, highlight=(), highlight_violation: bool = False,
     circles, labels, rings = [], [], []
     for i, nid in enumerate(lay.ids):
         node = nodes[nid]
+        key = number_text(tree, "key", node.key)
         x, y = xs[i], ys[i]
         circles.append(f'<circle cx="{x}" cy="{y}" r="{RADIUS}" '
                        f'class="{"r" if node.color == "R" else "b"}">'
-                       f"<title>#{nid} key {node.key}</title></circle>")
-        label = f"{node.key}#{nid}" if show_id or nid in blamed else str(node.key)
+                       f"<title>#{nid} key {key}</title></circle>")
+        label = f"{key}#{nid}" if show_id or nid in blamed else key
         labels.append(f'<text x="{x}" y="{y + RADIUS + 9}" class="k">'
                       f"{label}</text>")
         ring = HIGHLIGHT_COLOR if nid in wanted else \

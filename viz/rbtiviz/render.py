@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Collection, Iterable, Iterator
 
 from rbtilib.checker import Violation, check
-from rbtilib.dump import Node, Tree, format_flags
+from rbtilib.dump import Node, Tree, format_flags, number_text
 from rbtilib.record import record
 from rbtilib.shape import MISSING, WORDS, Shape, unreached_line
 
@@ -123,8 +123,9 @@ def _node_label(tree: Tree, node: Node, show_id: bool) -> _Html:
     if show_id:
         small.append(f"#{node.id}")
     if node.aug is not None:
-        small.append(f"{html.escape(tree.aug or 'aug')} {node.aug}")
-    lines = [f"<B>{node.key}</B>"] + [f'<FONT POINT-SIZE="9">{s}</FONT>' for s in small]
+        small.append(f"{html.escape(tree.aug or 'aug')} "
+                     f"{number_text(tree, 'aug', node.aug)}")
+    lines = [f"<B>{number_text(tree, 'key', node.key)}</B>"] + [f'<FONT POINT-SIZE="9">{s}</FONT>' for s in small]
     return _Html("<BR/>".join(lines))
 
 
@@ -164,11 +165,12 @@ def _nil(name: str) -> str:
                                  fillcolor=NIL_COLOR) + ";"
 
 
-def _box(name: str, nodes: list[Node], outline: str | None) -> str:
-    keys = [n.key for n in nodes]
+def _box(tree: Tree, name: str, nodes: list[Node], outline: str | None) -> str:
+    keys = [number_text(tree, "key", k) for k in (min(n.key for n in nodes),
+                                                    max(n.key for n in nodes))]
     attrs: dict[str, str | int] = {
         "shape": "box", "style": "rounded,filled,dashed", "fontcolor": BLACK_FILL,
-        "fontsize": 11, "label": f"\u2026 {_plural(len(nodes), 'node')}\n{min(keys)}..{max(keys)}",
+        "fontsize": 11, "label": f"\u2026 {_plural(len(nodes), 'node')}\n{keys[0]}..{keys[1]}",
     }
     if outline is not None:
         attrs.update(color=outline, penwidth=HIGHLIGHT_PENWIDTH)
@@ -233,7 +235,7 @@ def _body(tree: Tree, shape: Shape, marks: _Marks, max_depth: int | None,
         node_id, depth = stack.pop()
         if boxed(node_id, depth):
             inside = list(shape.subtree(node_id))
-            yield _box(f"sub_{node_id}", [tree.nodes[i] for i in inside],
+            yield _box(tree, f"sub_{node_id}", [tree.nodes[i] for i in inside],
                        marks.outline(inside))
             continue
         node = tree.nodes[node_id]

@@ -94,6 +94,8 @@ def test_bad_arguments(tmp_path):
         Series(tmp_path, "x", fmt="dot")
 
 
+@pytest.mark.slow
+@pytest.mark.chromium
 def test_page_in_chromium_steps_with_keys_and_buttons(tmp_path):
     """The flipbook page in a real browser: keys and the labelled buttons
     move through the frames; captions say what each step did."""
@@ -208,7 +210,7 @@ def test_cli_flipbook(tmp_path):
         ("<?xml", "<svg"))
     again = subprocess.run([str(RENDER_CLI), "--flipbook", str(tmp_path)],
                            capture_output=True, text=True, check=False)
-    assert again.returncode == 1 and "no flipbook left" in again.stderr
+    assert again.returncode == 2 and "no flipbook left" in again.stderr
     run_deferred(tmp_path, every=2)
     (tmp_path / "santos" / "frame_00002.dump").write_text("tree x\n")
     bad = subprocess.run([str(RENDER_CLI), "--flipbook", str(tmp_path)],

@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from rbtilib.checker import check, first_violation
+from rbtilib.dump import parse_dump
 from rbtiviz.render import (BLACK_FILL, HIGHLIGHT_COLOR, HIGHLIGHT_PENWIDTH, RED_FILL,
                             VIOLATION_COLOR, black_height, to_dot, write_snapshot)
 from tests_support.dumps import (DUMP_7, DUMP_15, DUMP_AUG, DUMP_CYCLE, DUMP_DUP,
@@ -302,3 +303,64 @@ def test_cli_rejects_bad_input():
     proc = subprocess.run([str(RENDER_CLI), "--highlight", "a"], input=DUMP_7,
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 2
+
+
+def test_cli_errors_are_rbtis(tmp_path):
+    """rbti's exit statuses and message style: a file that cannot be read
+    or written is exit 2 and 'viz/render: PATH: strerror' (not 1 and a
+    raw '[Errno 2] ...'), a malformed dump 1 and 'PATH: fail dump: ...'."""
+    def render(*args, stdin=DUMP_7):
+        proc = subprocess.run([str(RENDER_CLI), *args], input=stdin,
+                              capture_output=True, text=True, check=False,
+                              timeout=60)
+        assert "Traceback" not in proc.stderr
+        return proc.returncode, proc.stderr
+    missing = tmp_path / "none.dump"
+    assert render(str(missing)) == \
+        (2, f"viz/render: {missing}: No such file or directory\n")
+    status, err = render("-", "-o", str(tmp_path / "no" / "dir" / "x.svg"))
+    assert status == 2 and err.startswith("viz/render: ") and "Errno" not in err
+    status, err = render("-", "-o", str(tmp_path / "x.bmp"))
+    assert status == 2 and "unknown output format" in err
+    assert render("-", stdin="tree x\n") == \
+        (1, "viz/render: -: fail dump: dump line 2: missing 'end' line "
+         "(truncated?)\n")
+
+
+@pytest.mark.parametrize("name,text", [
+    ("cycle", DUMP_CYCLE), ("unknown", DUMP_7.replace("node 4 40 B - 2 6",
+                                                      "node 4 40 B - ? 6")),
+    ("truncated", DUMP_7[:120]), ("empty", ""), ("garbage", "\x01\n")],
+    ids=lambda value: value if len(value) < 12 else "")
+def test_cli_hostile_dumps(name, text, tmp_path):
+    """Corrupted dumps are drawn (exit 0, or 1 with --violation); broken
+    ones are exit 1 naming the line; never a traceback."""
+    for extra in ([], ["--violation"]):
+        proc = subprocess.run([str(RENDER_CLI), "-", "-o", str(tmp_path / "t.svg"),
+                               *extra], input=text, capture_output=True,
+                              text=True, check=False, timeout=60)
+        assert "Traceback" not in proc.stderr and proc.returncode in (0, 1)
+        if name in ("truncated", "empty", "garbage"):
+            assert proc.returncode == 1 and "fail dump: dump line" in proc.stderr
+        elif extra:
+            assert proc.returncode == 1 and "fail " in proc.stderr
+
+
+def test_address_keys_drawn_in_hex(tmp_path):
+    """A dump with a 'hex' line (a kernel address tree) is labelled in hex
+    in the DOT, the direct SVG and the viewer; --hex does it for any dump."""
+    from rbtiviz.layout import to_svg
+    from rbtiviz.viewer import tree_data
+    text = DUMP_AUG.replace("\nnode ", "\nhex key,aug\nnode ", 1)
+    tree = parse_dump(text)
+    assert tree.hex == {"key", "aug"}
+    dot = to_dot(tree)
+    first = next(iter(tree.nodes.values()))
+    assert f"<B>{first.key:#x}</B>" in dot and f"size {first.aug:#x}" in dot
+    assert f">{first.key:#x}<" in to_svg(tree) or f">{first.key:#x}#" in to_svg(tree)
+    data = tree_data(tree)
+    assert data["keys"][0] == f"{first.key:#x}" and \
+        data["augs"][0] == f"{first.aug:#x}"
+    proc = subprocess.run([str(RENDER_CLI), "--hex", "-"], input=DUMP_7,
+                          capture_output=True, text=True, check=False, timeout=60)
+    assert proc.returncode == 0 and "<B>0x28</B>" in proc.stdout

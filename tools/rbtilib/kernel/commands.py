@@ -5,8 +5,9 @@ import os
 import sys
 import time
 
-from .. import record
-from ..dump import parse_dump
+from .. import jsondoc, record
+from ..driver import DebugfsError
+from ..dump import DumpError, parse_dump
 from . import Changed, Fault, KernelError
 from .debuginfo import DrgnMemory, open_program
 from .presets import PRESETS, preset_custom
@@ -22,58 +23,89 @@ def _specs(prog, args) -> list:
         specs = build(prog, args)
     except KeyError as e:
         raise KernelError(f"preset {args.preset}: no symbol {e}") from None
-    if args.tree:
-        specs = [s for s in specs if s.name == args.tree]
-        if not specs:
-            raise KernelError(f"no tree {args.tree!r} in preset "
-                              f"{args.preset} (see --list)")
-    return specs
+    names = list(getattr(args, "trees", None) or ())
+    if getattr(args, "tree", None):
+        names.append(args.tree)
+    unknown = sorted(set(names) - {s.name for s in specs})
+    if unknown:
+        raise KernelError(f"no tree {', '.join(unknown)} in preset "
+                          f"{args.preset} (see --list)")
+    return [s for s in specs if s.name in names] if names else specs
 
 
 def _safe_name(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
 
 
+def _address(v, res: Result) -> int | None:
+    return {i: a for a, i in res.ids.items()}.get(v.node)
+
+
 def _blame(v, res: Result) -> str:
-    addr = {i: a for a, i in res.ids.items()}.get(v.node)
+    addr = _address(v, res)
     return f"{v}" + (f" [{addr:#x}]" if addr is not None else "")
+
+
+def _json_entry(spec, res: Result | None, error: str | None,
+                check: bool) -> dict:
+    """One tree of ``kernel --json`` (docs/json.md): its verdict with
+    --check, else its dump; *error* if it could not be read."""
+    if res is None:
+        return {"tree": spec.name, "ok": False, "error": error}
+    if not check:
+        return {"tree": spec.name, "ok": True, "error": None,
+                "dump": jsondoc.tree(res.tree)}
+    return {"tree": spec.name, "ok": not res.violations, "error": None,
+            "nodes": len(res.snap.nodes),
+            "violation_count": len(res.violations),
+            "violations": [{**jsondoc.violation(v), "address":
+                            None if _address(v, res) is None
+                            else f"{_address(v, res):#x}"}
+                           for v in res.violations[:10]]}
 
 
 def cmd_kernel(args, prog) -> int:
     t_setup = time.monotonic()
     specs = _specs(prog, args)
     setup = time.monotonic() - t_setup
+    for spec in specs if getattr(args, "hex", False) else ():
+        spec.hex = frozenset({"key"} | ({"aug"} if spec.aug_name else set()))
     if args.list:
         for s in specs:
             print(s.name)
         return EXIT_OK
     if not args.check and not args.out and len(specs) != 1:
-        raise KernelError(f"{len(specs)} trees: pick one with --tree, or "
-                          "use --out DIR or --check "
+        raise KernelError(f"{len(specs)} trees: name one (TREE), or use "
+                          "--all with --out DIR or --check "
                           f"({', '.join(s.name for s in specs)})")
     mem = DrgnMemory(prog)
     status = EXIT_OK
-    addresses = []
+    addresses, entries = [], []
+    as_json = getattr(args, "json", False)
     for spec in specs:
         try:
             res = read_stable(mem, spec, args.attempts)
-        except Changed as e:
-            print(f"{spec.name}: {e}", file=sys.stderr)
-            status = max(status, EXIT_CHANGED) if status != EXIT_FAIL \
-                else status
-            continue
-        except Fault as e:
-            print(f"{spec.name}: the tree's root: {e}", file=sys.stderr)
-            status = EXIT_FAIL
+        except (Changed, Fault) as e:
+            error = f"{e}" if isinstance(e, Changed) else \
+                f"the tree's root: {e}"
+            if as_json:
+                entries.append(_json_entry(spec, None, error, args.check))
+            else:
+                print(f"{spec.name}: {error}", file=sys.stderr)
+            status = EXIT_FAIL if isinstance(e, Fault) or \
+                status == EXIT_FAIL else EXIT_CHANGED
             continue
         if args.times:
             secs = " ".join(f"{k} {v:.3f}s" for k, v in res.seconds.items())
             print(f"{spec.name}: {len(res.snap.nodes)} nodes, {res.reads} "
                   f"reads, setup {setup:.3f}s {secs}", file=sys.stderr)
         addresses.append(address_table(res))
-        if args.check:
+        if args.check and res.violations:
+            status = EXIT_FAIL
+        if as_json:
+            entries.append(_json_entry(spec, res, None, args.check))
+        elif args.check:
             if res.violations:
-                status = EXIT_FAIL
                 for v in res.violations[:10]:
                     print(f"{spec.name}: {_blame(v, res)}")
             else:
@@ -83,7 +115,7 @@ def cmd_kernel(args, prog) -> int:
             with open(os.path.join(args.out, _safe_name(spec.name) +
                                    ".dump"), "w") as f:
                 f.write(res.text)
-        elif not args.check:
+        elif not args.check and not as_json:
             sys.stdout.write(res.text)
     if args.addresses:
         text = "".join(addresses)
@@ -92,6 +124,10 @@ def cmd_kernel(args, prog) -> int:
         else:
             with open(args.addresses, "w") as f:
                 f.write(text)
+    if as_json:
+        print(jsondoc.document("kernel", {
+            "ok": status == EXIT_OK, "check": bool(args.check),
+            "trees": entries}))
     return status
 
 
@@ -111,34 +147,60 @@ def compare_trees(a, b) -> str | None:
     return None
 
 
+def _verify_one(driver, mem, spec, attempts: int) -> dict:
+    """One inspector tree's verdict: ``verdict`` (same, mismatch, changed
+    or fault), ``detail``, ``nodes`` and the exit ``status``."""
+    def verdict(status, what, detail=None, nodes=None):
+        return {"tree": spec.name, "verdict": what, "detail": detail,
+                "nodes": nodes, "status": status}
+    for _ in range(attempts):
+        before = driver.dump_text(spec.name)
+        try:
+            res = read_stable(mem, spec, attempts, confirm=False)
+        except Changed:
+            continue
+        except Fault as e:
+            return verdict(EXIT_FAIL, "fault", f"the tree's memory: {e}")
+        if driver.dump_text(spec.name) == before:
+            break
+    else:
+        return verdict(EXIT_CHANGED, "changed", "changed while reading")
+    try:
+        diff = compare_trees(parse_dump(before), parse_dump(res.text))
+    except DumpError as e:
+        diff = f"a dump does not parse: {e}"
+    if diff:
+        return verdict(EXIT_FAIL, "mismatch", diff)
+    return verdict(EXIT_OK, "same", nodes=len(res.snap.nodes))
+
+
+def _verdict_line(v: dict) -> str:
+    if v["verdict"] == "same":
+        return f"{v['tree']}: same ({v['nodes']} nodes)"
+    if v["verdict"] == "changed":
+        return f"{v['tree']}: {v['detail']}"
+    return f"{v['tree']}: {v['verdict'].upper()} {v['detail']}"
+
+
 def cmd_verify(args, prog) -> int:
     from ..driver import DEFAULT_ROOT, Debugfs
     driver = Debugfs(getattr(args, "root", DEFAULT_ROOT) or DEFAULT_ROOT)
     args.preset, args.tree = "inspector", None
     specs = _specs(prog, args)
-    if args.trees:
-        unknown = set(args.trees) - {s.name for s in specs}
-        if unknown:
-            raise KernelError(f"unknown tree {', '.join(sorted(unknown))}")
-        specs = [s for s in specs if s.name in args.trees]
     mem = DrgnMemory(prog)
     status = EXIT_OK
+    verdicts = []
     for spec in specs:
-        for _ in range(args.attempts):
-            before = driver.dump_text(spec.name)
-            res = read_stable(mem, spec, args.attempts, confirm=False)
-            if driver.dump_text(spec.name) == before:
-                break
-        else:
-            print(f"{spec.name}: changed while reading")
-            status = max(status, EXIT_CHANGED)
-            continue
-        diff = compare_trees(parse_dump(before), parse_dump(res.text))
-        if diff:
-            print(f"{spec.name}: MISMATCH {diff}")
-            status = EXIT_FAIL
-        else:
-            print(f"{spec.name}: same ({len(res.snap.nodes)} nodes)")
+        v = _verify_one(driver, mem, spec, args.attempts)
+        verdicts.append(v)
+        if not getattr(args, "json", False):
+            print(_verdict_line(v))
+        status = v["status"] if status in (EXIT_OK, EXIT_CHANGED) and \
+            v["status"] != EXIT_OK else status
+    if getattr(args, "json", False):
+        print(jsondoc.document("verify", {"ok": status == EXIT_OK, "trees": [
+            {k: x for k, x in v.items() if k != "status"}
+            for v in verdicts]}))
     return status
 
 
@@ -154,6 +216,8 @@ def run(args, prog=None) -> int:
     except KernelError as e:
         print(f"rbti {args.command}: {e}", file=sys.stderr)
         return EXIT_USAGE
-    except OSError as e:
-        print(f"rbti {args.command}: {e}", file=sys.stderr)
+    except OSError as e:            # DebugfsError too: no module
+        text = f"{e.filename}: {e.strerror}" if e.filename and \
+            e.strerror and not isinstance(e, DebugfsError) else e
+        print(f"rbti {args.command}: {text}", file=sys.stderr)
         return EXIT_USAGE

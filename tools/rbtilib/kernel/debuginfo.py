@@ -6,7 +6,7 @@ import struct
 import sys
 
 from . import Fault, KernelError
-from .vmcore import add_vmcoreinfo, core_has_vmcoreinfo, elf_notes
+from .vmcore import core_has_vmcoreinfo, elf_notes, patched_copy
 from .walk import PTR, Memory, TypeInfo
 
 
@@ -231,10 +231,11 @@ def open_program(args):
             raise KernelError(f"{path}: no such debug info file")
     files = [local_copy(path) for path in files]
     if args.core and not core_has_vmcoreinfo(args.core):
-        where = add_vmcoreinfo(args.core)
-        print(f"rbti {args.command}: {args.core} had no VMCOREINFO note "
-              "(a QEMU dump of a guest without CONFIG_FW_CFG_SYSFS); added "
-              f"the kernel's own, found at file offset {where:#x}",
+        core, where = patched_copy(args.core)
+        print(f"rbti {args.command}: {args.core} has no VMCOREINFO note "
+              "(a QEMU dump of a guest without CONFIG_FW_CFG_SYSFS): "
+              "reading a copy with the kernel's own added, found at file "
+              f"offset {where:#x} ({args.core} is not changed)",
               file=sys.stderr)
     prog = drgn.Program()
     try:
@@ -243,7 +244,10 @@ def open_program(args):
         else:
             prog.set_core_dump(core)
     except (OSError, ValueError) as e:
-        raise KernelError(f"{core}: {e}") from None
+        raise KernelError(f"{args.core or core}: {e}") from None
+    finally:
+        if args.core and core != args.core:
+            os.unlink(core)     # drgn holds it open
     try:
         # The live kernel: what rbti found, and drgn's own search for the
         # rest (the vmlinux too, if rbti's places had none).

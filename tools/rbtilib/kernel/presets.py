@@ -60,7 +60,8 @@ def preset_vmap(prog, args) -> list:
     lay = make_layout(prog, "struct vmap_area", "rb_node")
     try:
         root, _ = _cached_root(prog["vmap_area_root"])
-        return [TreeSpec("vmap_area", lay, root, _field("va_start"))]
+        return [TreeSpec("vmap_area", lay, root, _field("va_start"),
+                         hex=frozenset({"key"}))]
     except KeyError:
         pass
     try:
@@ -75,7 +76,7 @@ def preset_vmap(prog, args) -> list:
     for i in range(count):
         root, _ = _cached_root(nodes[i].busy.root)
         out.append(TreeSpec(f"vmap_area/node{i}", lay, root,
-                            _field("va_start")))
+                            _field("va_start"), hex=frozenset({"key"})))
     return out
 
 
@@ -87,7 +88,8 @@ def preset_free_vmap(prog, args) -> list:
     return [TreeSpec("free_vmap_area", lay, root, _field("va_start"),
                      aug_name="subtree_max_size",
                      aug=_field("subtree_max_size"), aug_rule="max",
-                     aug_value=lambda e, c: e.va_end - e.va_start)]
+                     aug_value=lambda e, c: e.va_end - e.va_start,
+                     hex=frozenset({"key", "aug"}))]
 
 
 def _cpus(prog) -> list:

@@ -137,8 +137,9 @@ def to_tree(snap: Snapshot, ids: dict) -> Tree:
         rightmost=cache(snap.rightmost), height=_height(snap),
         aug=spec.aug_name, nodes={}, error=snap.error,
         allocated=((snap.allocated if snap.allocated is not None
-                    else len(snap.listed)) if listed else None))
-    lineno = 9 + listed                 # the header's last line
+                    else len(snap.listed)) if listed else None),
+        hex=spec.hex)
+    lineno = 9 + listed + bool(spec.hex)  # the header's last line
     parts = [(tree.nodes, snap.nodes.values())]
     if listed:
         parts.append((tree.lost, snap.lost.values()))

@@ -150,3 +150,20 @@ def add_vmcoreinfo(path: str) -> int:
     return found
 
 
+
+
+def patched_copy(path: str) -> tuple[str, int]:
+    """A copy of the QEMU dump *path* with :func:`add_vmcoreinfo` applied,
+    in $TMPDIR: ``(copy, offset of the note)``.  The user's dump is never
+    changed (it may be read-only, or evidence).  The caller removes the
+    copy."""
+    import shutil
+    import tempfile
+    fd, copy = tempfile.mkstemp(prefix="rbti-", suffix=".core")
+    os.close(fd)
+    try:
+        shutil.copyfile(path, copy)
+        return copy, add_vmcoreinfo(copy)
+    except BaseException:
+        os.unlink(copy)
+        raise

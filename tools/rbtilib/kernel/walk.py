@@ -155,6 +155,7 @@ class TreeSpec:
     list_off: int = 0                       # offsetof(entry, its list_head)
     nodes_slot: int | None = None           # &the list's length (ulong)
     note: str = ""
+    hex: frozenset = frozenset()            # the dump's hex header
 
 
 @record(frozen=True)
