@@ -788,3 +788,50 @@ def test_verify_json(monkeypatch, capsys):
     assert santos["verdict"] == "mismatch" and santos["detail"]
     assert mainline == {"tree": "mainline", "verdict": "changed",
                         "detail": "changed while reading", "nodes": None}
+
+
+class _FakeDrgn:
+    """What module_object uses of drgn: ProgramFlags, Object, __version__."""
+
+    __version__ = "0.0.22"
+
+    class ProgramFlags:
+        IS_LIVE = 4
+
+    @staticmethod
+    def Object(prog, type_, address):          # noqa: N802 - drgn's name
+        return ("object", type_, address)
+
+
+class _Sym:
+    def __init__(self, address):
+        self.address_, self.type_ = address, "struct rbti_tree [8]"
+
+
+class _Prog(dict):
+    def __init__(self, flags, **objects):
+        super().__init__(objects)
+        self.flags = flags
+
+
+def test_module_object_places_unrelocated_symbols(tmp_path, monkeypatch):
+    """A module symbol drgn left at its .ko offset (0x1a0, as drgn 0.0.22
+    does on 6.4+ kernels) is found at its /proc/kallsyms address."""
+    monkeypatch.setattr(debuginfo, "_drgn", lambda: _FakeDrgn)
+    syms = tmp_path / "kallsyms"
+    syms.write_text("ffffffffc0002000 d rbti_other\t[rbtree_inspector]\n"
+                    "ffffffffc00021a0 d rbti_trees\t[rbtree_inspector]\n")
+    live = _Prog(4, rbti_trees=_Sym(0x1a0))
+    assert debuginfo.module_object(live, "rbti_trees", str(syms)) == (
+        "object", "struct rbti_tree [8]", 0xffffffffc00021a0)
+    placed = _Sym(0xffffffffc0001000)
+    assert debuginfo.module_object(_Prog(4, rbti_trees=placed),
+                                   "rbti_trees", str(syms)) is placed
+    with pytest.raises(kernel.KernelError, match="cannot place"):
+        debuginfo.module_object(_Prog(0, rbti_trees=_Sym(0x1a0)),
+                                "rbti_trees", str(syms))
+    with pytest.raises(kernel.KernelError, match="no symbol"):
+        debuginfo.module_object(live, "rbti_nothing", str(syms))
+    syms.write_text("0000000000000000 d rbti_trees\t[rbtree_inspector]\n")
+    with pytest.raises(kernel.KernelError, match="no address"):
+        debuginfo.module_object(live, "rbti_trees", str(syms))

@@ -261,3 +261,41 @@ def open_program(args):
     return prog
 
 
+
+
+# The lowest kernel address on x86-64: a symbol below it was not relocated.
+KERNEL_SPACE = 0xffff800000000000
+
+
+def module_object(prog, name: str, kallsyms: str = "/proc/kallsyms"):
+    """The object of the module symbol *name*, at its real address.
+
+    drgn 0.0.22 places a module's symbols from the kernel's struct module,
+    whose layout changed in 6.4 (module_memory): on newer kernels it leaves
+    them at their offsets in the .ko. The live kernel's /proc/kallsyms
+    (read as root) has the real address; the type still comes from the
+    module's debug info. A KernelError where neither places the symbol."""
+    drgn = _drgn()
+    try:
+        obj = prog[name]
+    except KeyError:
+        raise KernelError(f"no symbol {name}") from None
+    if obj.address_ is not None and obj.address_ >= KERNEL_SPACE:
+        return obj
+    if not prog.flags & drgn.ProgramFlags.IS_LIVE:
+        raise KernelError(
+            f"drgn {drgn.__version__} cannot place the module symbol "
+            f"{name} in this kernel's memory (its struct module is newer "
+            "than drgn knows); read the live kernel instead")
+    try:
+        with open(kallsyms, encoding="ascii", errors="replace") as f:
+            for line in f:
+                fields = line.split()
+                if len(fields) >= 3 and fields[2] == name:
+                    addr = int(fields[0], 16)
+                    if addr:
+                        return drgn.Object(prog, obj.type_, address=addr)
+    except (OSError, ValueError) as e:
+        raise KernelError(f"{kallsyms}: {e}") from None
+    raise KernelError(f"{name} has no address in {kallsyms} (not root, or "
+                      "kptr_restrict?)")

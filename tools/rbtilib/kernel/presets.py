@@ -4,7 +4,7 @@
 from typing import Callable
 
 from . import KernelError
-from .debuginfo import DrgnMemory, DrgnType, _drgn, unalias
+from .debuginfo import DrgnMemory, DrgnType, _drgn, module_object, unalias
 from .walk import Layout, TreeSpec, s64, u64
 
 
@@ -199,10 +199,10 @@ def _node_list(prog, tree) -> dict:
 
 def preset_inspector(prog, args) -> list:
     try:
-        trees = prog["rbti_trees"]
-    except KeyError:
-        raise KernelError("no symbol rbti_trees: is rbtree_inspector "
-                          "loaded and its .ko found (RBTI_KMOD)?") from None
+        trees = module_object(prog, "rbti_trees")
+    except KernelError as e:
+        raise KernelError(f"{e}: is rbtree_inspector loaded and its .ko "
+                          "found (RBTI_KMOD)?") from None
     lay = make_layout(prog, "struct rbti_node", "rb")
     out = []
     for t in trees:
