@@ -835,3 +835,59 @@ def test_module_object_places_unrelocated_symbols(tmp_path, monkeypatch):
     syms.write_text("0000000000000000 d rbti_trees\t[rbtree_inspector]\n")
     with pytest.raises(kernel.KernelError, match="no address"):
         debuginfo.module_object(live, "rbti_trees", str(syms))
+
+
+class FakeDrgn:
+    """The part of drgn open_program uses; records load_debug_info."""
+
+    class MissingDebugInfoError(Exception):
+        pass
+
+    def __init__(self, missing: str = "") -> None:
+        self.loads, self.missing = [], missing
+        drgn = self
+
+        class Program:
+            def set_core_dump(self, path):
+                pass
+
+            def load_debug_info(self, paths, default=False):
+                drgn.loads.append((list(paths), default))
+                if drgn.missing:
+                    raise drgn.MissingDebugInfoError(drgn.missing)
+        self.Program = Program
+
+
+def open_live(monkeypatch, tmp_path, fake, **kw):
+    import argparse
+    monkeypatch.setattr(debuginfo, "_drgn", lambda: fake)
+    monkeypatch.setattr(debuginfo, "running_build_id",     # no module
+                        lambda p: "aabb" if p == "/sys/kernel/notes" else None)
+    monkeypatch.delenv("RBTI_KMOD", raising=False)
+    kcore = tmp_path / "kcore"          # only checked to exist
+    kcore.write_bytes(b"")
+    args = dict(core=None, kcore=str(kcore), vmlinux=None,
+                debug_info=None, command="kernel")
+    args.update(kw)
+    return debuginfo.open_program(argparse.Namespace(**args))
+
+
+def test_drgn_searches_for_the_vmlinux_only_where_rbti_found_none(
+        tmp_path, monkeypatch):
+    """--vmlinux or $RBTI_KBUILD's vmlinux (its build id the running
+    kernel's) is loaded as given; with neither, drgn's own search
+    (default=True) looks, and its failure names the build id."""
+    vmlinux = tmp_path / "vmlinux"
+    vmlinux.write_bytes(b"\x7fELF")
+    monkeypatch.setattr(debuginfo, "build_id_of_elf", lambda p: "aabb")
+    monkeypatch.setenv("RBTI_KBUILD", str(tmp_path))
+    fake = FakeDrgn()
+    open_live(monkeypatch, tmp_path, fake)
+    assert fake.loads == [([str(vmlinux)], False)]
+    monkeypatch.setattr(debuginfo, "build_id_of_elf", lambda p: "ccdd")
+    open_live(monkeypatch, tmp_path, fake)
+    assert fake.loads[-1] == ([], True)
+    missing = FakeDrgn("missing debugging symbols for kernel (vmlinux)")
+    with pytest.raises(kernel.KernelError, match="build id aabb.*drgn: "
+                       "missing debugging symbols"):
+        open_live(monkeypatch, tmp_path, missing)

@@ -218,9 +218,10 @@ def open_program(args):
     if args.core:
         if not args.vmlinux:
             raise KernelError("--core needs --vmlinux (the dump's kernel)")
-        files = [args.vmlinux]
+        files, search = [args.vmlinux], False
     else:
         files = [path for path in (find_vmlinux(args.vmlinux),) if path]
+        search = not files      # no vmlinux found: drgn looks for one
         dirs = [d for d in (os.environ.get("RBTI_KMOD"),) if d]
         ko = find_module_ko("rbtree_inspector", dirs)
         if ko:
@@ -249,9 +250,9 @@ def open_program(args):
         if args.core and core != args.core:
             os.unlink(core)     # drgn holds it open
     try:
-        # The live kernel: what rbti found, and drgn's own search for the
-        # rest (the vmlinux too, if rbti's places had none).
-        prog.load_debug_info(files, default=not args.core)
+        # drgn's own search only where rbti's places had no vmlinux: it
+        # would also look for every loaded module's debug info.
+        prog.load_debug_info(files, default=search)
     except drgn.MissingDebugInfoError as e:
         # Missing info for modules we do not read is fine.
         if "vmlinux" in str(e) and "kernel" in str(e).lower():
