@@ -6,14 +6,18 @@ Node ids are stable across operations (the module numbers nodes from a
 counter), so two dumps are compared id by id: nodes added and removed,
 colours flipped, and links changed.  A rotation shows as a child taking
 its parent's place: rotating left at X turns X's right child Y into X's
-parent with X as Y's left child (right: mirrored), which is what
-:func:`rotations` looks for.
+parent with X as Y's left child (right: mirrored).  Between two dumps one
+insert or erase apart, :func:`rbtiviz.rebalance.rotations_between` finds
+the rotations exactly; otherwise :func:`rotations` guesses them from the
+links that changed.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from rbtilib.dump import Tree
+
+from .rebalance import rotations_between
 
 OP_NAMES = {"i": "insert", "e": "erase", "f": "find", "n": "near"}
 
@@ -28,6 +32,7 @@ class Diff:
     rotations: list = field(default_factory=list)    # ("left"|"right", id)
     relinked: list = field(default_factory=list)     # child ids with a new parent link
     moved: list = field(default_factory=list)        # ids whose links changed
+    exact: bool = False     # rotations found by rebalance, not guessed
 
     @property
     def changed(self) -> list:
@@ -98,7 +103,9 @@ def diff(old: Tree | None, new: Tree) -> Diff:
     d.recoloured = sorted((nid for nid, n in new.nodes.items()
                            if nid in old.nodes and old.nodes[nid].color != n.color),
                           key=lambda nid: (new.nodes[nid].key, nid))
-    d.rotations = rotations(old, new)
+    exact = rotations_between(old, new)
+    d.rotations = rotations(old, new) if exact is None else exact
+    d.exact = exact is not None
     up_old, up_new = _links(old), _links(new)
     d.relinked = [c for c, p in up_new.items() if up_old.get(c) != p]
     d.moved = [nid for nid, n in new.nodes.items()
