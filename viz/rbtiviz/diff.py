@@ -115,9 +115,24 @@ def diff(old: Tree | None, new: Tree) -> Diff:
 
 
 def _name(tree: Tree, nid: int) -> str:
-    """A node as a caption names it: its key, and its id on dup trees."""
+    """A node as a caption names it: its key, and its id where the key
+    occurs more than once (on dup trees)."""
+    key = tree.nodes[nid].key
+    if "dup" in tree.flags and sum(n.key == key for n in tree.nodes.values()) > 1:
+        return f"{key}#{nid}"
+    return str(key)
+
+
+def _successor(tree: Tree, nid: int) -> int | None:
+    """The node that takes an erased node's place, if it had two children
+    (the first of its right subtree, as rb_erase() picks it)."""
     node = tree.nodes[nid]
-    return f"{node.key}#{nid}" if "dup" in tree.flags else str(node.key)
+    if not isinstance(node.left, int) or not isinstance(node.right, int):
+        return None
+    cur, seen = node.right, 0
+    while cur in tree.nodes and isinstance(tree.nodes[cur].left, int) and seen < len(tree.nodes):
+        cur, seen = tree.nodes[cur].left, seen + 1
+    return cur if cur in tree.nodes else None
 
 
 def describe_op(op: str) -> str:
@@ -142,12 +157,19 @@ def caption(old: Tree | None, new: Tree, ops: list[str], d: Diff | None = None) 
     if old is None:
         return f"{head}: {len(new.nodes)} node{'s' if len(new.nodes) != 1 else ''}"
     parts = []
-    if d.added:
+    replaced = len(d.added) == len(d.removed) == 1 and \
+        old.nodes[d.removed[0]].key == new.nodes[d.added[0]].key
+    if replaced:
+        parts.append(f"a new node replaces {_name(old, d.removed[0])}")
+    elif d.added:
         parts.append("new " + ", ".join(_name(new, i) for i in d.added[:5])
                      + (" ..." if len(d.added) > 5 else ""))
-    if d.removed:
+    if d.removed and not replaced:
         parts.append(f"{len(d.removed)} removed" if len(d.removed) > 5 else
                      "removed " + ", ".join(_name(old, i) for i in d.removed))
+        heir = _successor(old, d.removed[0]) if len(d.removed) == 1 else None
+        if heir is not None and heir in new.nodes:
+            parts[-1] += f" ({_name(new, heir)} takes its place)"
     if d.recoloured:
         parts.append("recolour " + ", ".join(_name(new, i) for i in d.recoloured[:6])
                      + (" ..." if len(d.recoloured) > 6 else ""))

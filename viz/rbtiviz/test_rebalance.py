@@ -68,7 +68,7 @@ def test_erase_with_successor_is_narrated_as_its_rotations_only():
     after = rb.to_tree(info)
     assert log == [] and rotations_between(before, after) == []
     assert caption(before, after, ["e 50 -> erased 1"]) == \
-        "erase 50: removed 50, recolour 60"
+        "erase 50: removed 50 (60 takes its place), recolour 60"
 
 
 def test_not_one_operation_apart_gives_none():
@@ -106,3 +106,17 @@ def test_walkthrough_one_narrated_frame_an_operation(tmp_path):
     assert summary == "13 inserts, 13 erases; 3 rotations, 20 recolours; up to 12 nodes, height 4"
     top = (tmp_path / "index.html").read_text()
     assert summary in top and "santos_replace/index.html" in top
+
+
+def test_captions_name_replacements_and_ids_of_repeated_keys_only():
+    driver = FakeDebugfs()
+    for name in ("santos_replace", "santos_dup"):
+        driver.insert(name, [10, 20])
+        before = driver.dump(name)
+        result = driver.ops(name, "i 20\n").strip()
+        after = driver.dump(name)
+        text = caption(before, after, [f"i 20 -> {result}"])
+        if name == "santos_replace":
+            assert text == "insert 20: a new node replaces 20"
+        else:       # 10 is alone: no id; 20 is there twice
+            assert text.startswith("insert 20: new 20#") and "10#" not in text
