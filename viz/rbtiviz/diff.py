@@ -169,7 +169,7 @@ def caption(old: Tree | None, new: Tree, ops: list[str], d: Diff | None = None) 
                      "removed " + ", ".join(_name(old, i) for i in d.removed))
         heir = _successor(old, d.removed[0]) if len(d.removed) == 1 else None
         if heir is not None and heir in new.nodes:
-            parts[-1] += f" ({_name(new, heir)} takes its place)"
+            parts[-1] += f" ({_name(old, heir)} takes its place)"
     if d.recoloured:
         parts.append("recolour " + ", ".join(_name(new, i) for i in d.recoloured[:6])
                      + (" ..." if len(d.recoloured) > 6 else ""))
