@@ -15,6 +15,7 @@ The README's shell session runs in the guest: docs/tests/readme-session.
 """
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import sys
@@ -51,6 +52,7 @@ def all_code() -> list[str]:
     return [c for path in DOCS for c in code_of(text(path))]
 
 
+@functools.lru_cache(maxsize=None)
 def make_help() -> str:
     return run(["make", "--no-print-directory", "help"]).stdout
 
@@ -79,6 +81,7 @@ def test_every_documented_make_target_exists_and_every_target_is_documented():
     assert set(phony) - set(help_targets()) - internal == set(), "targets make help lacks"
 
 
+@functools.lru_cache(maxsize=None)
 def rbti_help(*args: str) -> str:
     result = run([sys.executable, "-S", "tools/rbti", *args, "--help"])
     assert result.returncode == 0, result.stderr
@@ -91,8 +94,7 @@ def subcommands() -> list[str]:
 
 
 def options(sub: str) -> set[str]:
-    usage = rbti_help(sub).split("\n\n", 1)[0] + "\n" + rbti_help(sub)
-    return set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", usage)) - {"--help"}
+    return set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", rbti_help(sub))) - {"--help"}
 
 
 def test_every_rbti_subcommand_and_option_is_documented():
