@@ -262,6 +262,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _out_name(p: argparse.ArgumentParser) -> None:
+    """--out and --name: where a host run's files are (DIR/NAME-*)."""
+    p.add_argument("--out", type=Path, default=Path("out/bench"), metavar="DIR",
+                   help="directory of the run's files (default %(default)s)")
+    p.add_argument("--name", default="host",
+                   help="prefix of the run's files in --out (default %(default)s)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -272,45 +280,60 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--flags", type=json.loads, default={},
                    help="JSON object: build label -> compiler flags to record")
     p.add_argument("--cpu", type=int, help="CPU to pin to (default: the last)")
-    p.add_argument("--sizes", type=_sizes, default=_sizes("1000,10000,100000,1000000"))
+    p.add_argument("--sizes", type=_sizes, default=_sizes("1000,10000,100000,1000000"),
+                   metavar="N,N", help="tree sizes timed, in nodes (default %(default)s)")
     p.add_argument("--count-sizes", type=_sizes, default=_sizes("1000,10000"),
                    help="sizes counted under valgrind (empty: none)")
-    p.add_argument("--min-ops", type=int, default=100000)
+    p.add_argument("--min-ops", type=int, default=100000, metavar="N",
+                   help="least operations timed per cell: small trees repeat "
+                   "their pass (default %(default)s)")
     p.add_argument("--round-reps", type=int, default=3,
                    help="repetitions per run of a build (after its warm-up)")
-    p.add_argument("--min-rounds", type=int, default=2)
+    p.add_argument("--min-rounds", type=int, default=2, metavar="N",
+                   help="timing rounds before --target may stop the run "
+                   "(default %(default)s)")
     p.add_argument("--target", type=float, default=0.02,
                    help="stop when every ratio's 95%% interval is within +-this")
     p.add_argument("--time-cap", type=float, default=300,
                    help="seconds of timing after which to stop anyway")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--out", type=Path, default=Path("out/bench"))
-    p.add_argument("--name", default="host")
+    p.add_argument("--seed", type=int, default=1,
+                   help="seed of the random key orders (default %(default)s)")
+    _out_name(p)
     p.set_defaults(func=cmd_host)
 
     p = sub.add_parser("guest-run", help=cmd_guest_run.__doc__)
-    p.add_argument("--module", type=Path, required=True)
-    p.add_argument("--raw", type=Path, required=True)
-    p.add_argument("--sizes", type=_sizes, default=_sizes("1000,3000"))
-    p.add_argument("--reps", type=int, default=1)
-    p.add_argument("--min-ops", type=int, default=1)
+    p.add_argument("--module", type=Path, required=True, metavar="KO",
+                   help="the rbtree_bench.ko to load")
+    p.add_argument("--raw", type=Path, required=True, metavar="FILE",
+                   help="where to save the module's output (NAME-raw.txt; "
+                   "NAME-env.json goes beside it)")
+    p.add_argument("--sizes", type=_sizes, default=_sizes("1000,3000"),
+                   metavar="N,N", help="tree sizes timed, in nodes (module "
+                   "parameter sizes; default %(default)s)")
+    p.add_argument("--reps", type=int, default=1,
+                   help="timed repetitions after one warm-up (module "
+                   "parameter reps; default %(default)s)")
+    p.add_argument("--min-ops", type=int, default=1, metavar="N",
+                   help="least operations timed per cell (module parameter "
+                   "min_ops; default %(default)s)")
     p.set_defaults(func=cmd_guest_run)
 
     p = sub.add_parser("check", help=cmd_check.__doc__)
-    p.add_argument("raw", type=Path, nargs="+")
+    p.add_argument("raw", type=Path, nargs="+", metavar="RAW",
+                   help="a run's output (guest-run --raw, or a host cells file)")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("report", help=cmd_report.__doc__)
-    p.add_argument("--out", type=Path, default=Path("out/bench"))
-    p.add_argument("--name", default="host")
+    _out_name(p)
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("readme", help=cmd_readme.__doc__)
-    p.add_argument("--out", type=Path, default=Path("out/bench"))
-    p.add_argument("--name", default="host")
+    _out_name(p)
     p.add_argument("--profile", help="profile of the count tables (default: "
                    "the one a Debian 6.1 kernel would run here)")
-    p.add_argument("--count-n", type=int, default=10000)
+    p.add_argument("--count-n", type=int, default=10000, metavar="N",
+                   help="tree size of the count tables (one of the host run's "
+                   "--count-sizes; default %(default)s)")
     p.add_argument("--doc", type=Path, help="write the tables to this file, "
                    "under a header naming the command, commit, date and machine")
     p.add_argument("--command", default="make bench", help="for --doc: what ran")
@@ -320,8 +343,9 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_readme)
 
     p = sub.add_parser("check-entries", help=cmd_check_entries.__doc__)
-    p.add_argument("binary", type=Path)
-    p.add_argument("--source", type=Path, nargs="+", required=True)
+    p.add_argument("binary", type=Path, help="the benchmark build to inspect")
+    p.add_argument("--source", type=Path, nargs="+", required=True, metavar="C",
+                   help="the C files whose BENCH_ENTRY functions must stay whole")
     p.set_defaults(func=cmd_check_entries)
 
     args = parser.parse_args(argv)

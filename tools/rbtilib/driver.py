@@ -2,7 +2,7 @@
 """Access to the inspector's debugfs files (kmod/DEBUGFS.md).
 
 :class:`Debugfs` is the real driver; tests use an in-memory fake with the
-same methods (``testing.FakeDebugfs``).  Every failed write raises
+same methods (``tests_support.trees.FakeDebugfs``).  Every failed write raises
 :class:`DebugfsError`, which carries the errno's name (``EEXIST``, ...).
 """
 
@@ -53,18 +53,27 @@ class CheckResult:
     message: str = ""
 
 
+class ReplyError(ValueError):
+    """A file of the module that does not read as the contract says (a
+    module of another version, or a broken one)."""
+
+
 def parse_trees(text: str) -> list[TreeInfo]:
-    """Parse the ``trees`` file; ValueError on a bad format line."""
+    """Parse the ``trees`` file; ReplyError on a bad format line."""
     lines = text.splitlines()
     if not lines or lines[0] != FORMAT_LINE:
-        raise ValueError(f"trees: expected {FORMAT_LINE!r}, got "
+        raise ReplyError(f"trees: expected {FORMAT_LINE!r}, got "
                          f"{lines[0] if lines else ''!r}")
     out = []
     for lineno, line in enumerate(lines[1:], 2):
         fields = line.split()
         if len(fields) != 3:
-            raise ValueError(f"trees line {lineno}: expected NAME API FLAGS")
-        out.append(TreeInfo(fields[0], fields[1], parse_flags(fields[2])))
+            raise ReplyError(f"trees line {lineno}: expected NAME API FLAGS")
+        try:
+            flags = parse_flags(fields[2])
+        except ValueError as e:
+            raise ReplyError(f"trees line {lineno}: {e}") from None
+        out.append(TreeInfo(fields[0], fields[1], flags))
     return out
 
 
@@ -76,10 +85,13 @@ def parse_check(text: str) -> CheckResult:
     head, sep, message = text.partition(": ")
     fields = head.split()
     if not sep or len(fields) < 2 or fields[0] != "fail":
-        raise ValueError(f"check: cannot parse {text!r}")
+        raise ReplyError(f"check: cannot parse {text!r}")
     node = None
     if len(fields) == 4 and fields[2] == "node" and fields[3] not in "-?":
-        node = int(fields[3])
+        try:
+            node = int(fields[3])
+        except ValueError:
+            raise ReplyError(f"check: bad node {fields[3]!r}") from None
     return CheckResult(False, fields[1], node, message)
 
 
@@ -88,7 +100,10 @@ def parse_stats(text: str) -> dict[str, int]:
     out = {}
     for line in text.splitlines():
         key, _, value = line.partition(" ")
-        out[key] = int(value)
+        try:
+            out[key] = int(value)
+        except ValueError:
+            raise ReplyError(f"stats: cannot parse {line!r}") from None
     return out
 
 

@@ -122,6 +122,21 @@ class Tree:
     error: str | None = None    # 'depth' when the dump was truncated
     allocated: int | None = None
     lost: dict[int, Node] = factory(dict)
+    hex: frozenset[str] = frozenset()
+    """The ``hex`` header: fields (``key``, ``aug``) that are addresses
+    or sizes, printed in hexadecimal by show, render and JSON."""
+
+
+HEX_FIELDS = ("key", "aug")
+
+
+def number_text(tree: Tree, field: str, value: int | None) -> str:
+    """*value* of *field* (``key`` or ``aug``) as the tree's readers print
+    it: hexadecimal (``0xffff...``) if the dump's ``hex`` header names the
+    field, else decimal."""
+    if value is None:
+        return "-"
+    return f"{value:#x}" if field in tree.hex else str(value)
 
 
 def format_flags(flags: frozenset) -> str:
@@ -273,6 +288,7 @@ class _Parser:
         self.lost: dict = {}
         self.error: str | None = None
         self.end: int | None = None
+        self.hex: frozenset | None = None
         self.limits: tuple | None = None
         """(augmented, key_max, id_min) once the header is complete."""
 
@@ -327,6 +343,25 @@ class _Parser:
             value = None if value == "-" else value
         self.header[tag] = value
 
+    def hex_line(self, lineno: int, fields: list) -> None:
+        """``hex key``, ``hex aug`` or ``hex key,aug``: optional, right
+        after the ``aug`` line (kmod/DEBUGFS.md)."""
+        if len(self.header) != len(_HEADER) or self.hex is not None or \
+                self.nodes or self.lost or self.error:
+            raise DumpError(lineno, "unexpected 'hex' line (it comes "
+                            "right after 'aug')")
+        if len(fields) != 2:
+            raise DumpError(lineno, f"hex line has {len(fields)} fields, "
+                            "expected 2")
+        words = fields[1].split(",")
+        if len(set(words)) != len(words) or \
+                not set(words) <= set(HEX_FIELDS):
+            raise DumpError(lineno, f"bad hex fields {fields[1]!r} "
+                            "(expected key, aug or key,aug)")
+        if "aug" in words and self.header["aug"] is None:
+            raise DumpError(lineno, "hex aug on a tree without an aug")
+        self.hex = frozenset(words)
+
     def id_min(self) -> int:
         """The least node id: the module's count from 1; a kernel tree's
         ids are in-order positions, from 0."""
@@ -377,6 +412,8 @@ class _Parser:
         tag = fields[0]
         if tag in ("node", "lost"):
             self.node_line(lineno, tag, fields, line)
+        elif tag == "hex":
+            self.hex_line(lineno, fields)
         elif tag == "error":
             if len(self.header) != len(_HEADER) or self.error is not None:
                 raise DumpError(lineno, "unexpected error line")
@@ -410,7 +447,8 @@ class _Parser:
                     count=h["count"], root=h["root"], leftmost=h["leftmost"],
                     rightmost=h["rightmost"], height=h["height"],
                     aug=h["aug"], nodes=self.nodes, error=self.error,
-                    allocated=h["nodes"], lost=self.lost)
+                    allocated=h["nodes"], lost=self.lost,
+                    hex=self.hex or frozenset())
 
 
 def read_dump_file(path: str) -> str:
@@ -469,6 +507,8 @@ def format_dump(tree: Tree) -> str:
             f"leftmost {_fmt_ref(tree.leftmost)}",
             f"rightmost {_fmt_ref(tree.rightmost)}",
             f"height {tree.height}", f"aug {tree.aug or '-'}"]
+    if tree.hex:
+        out.append("hex " + ",".join(f for f in HEX_FIELDS if f in tree.hex))
     out.extend(format_node(n) for n in tree.nodes.values())
     if tree.error:
         out.append(f"error {tree.error}")

@@ -16,10 +16,11 @@ a colour terminal), ``#ID`` where its key is not unique in the tree (and
 on nodes the checker blames, whose messages name ids), the augmented
 value, ``[leftmost]``/``[rightmost]`` where the tree's cached pointers
 point, and ``!! CLASS: message`` for each violation the checker blames on
-it.  A link to a node already drawn (a cycle or a shared node) or to an id
-missing from the dump is a ``→ #ID`` line.  Subtrees deeper than the
-depth limit are one ``… N nodes, keys A..B`` line each; the nodes on the
-way to a blamed node are always drawn.
+it.  A link that is no edge of the tree (:mod:`rbtilib.shape`: a cycle, a
+shared node, or an id missing from the dump) is a ``→ #ID (WHY)`` line,
+and a node the walk does not reach an ``unreachable:`` line.  Subtrees
+deeper than the depth limit are one ``… N nodes, keys A..B`` line each;
+the nodes on the way to a blamed node are always drawn.
 
 The drawing is computed in one pass over the nodes (O(n)): a 1,000-node
 tree takes a few milliseconds on the host.
@@ -27,14 +28,10 @@ tree takes a few milliseconds on the host.
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
-
 from . import checker
-from .cli import EXIT_FAIL, EXIT_OK, is_saved_dump, read_saved_dump, tree_infos
-from .dump import Tree, format_flags, parse_dump
+from .dump import Tree, format_flags, number_text
 from .record import factory, record
+from .shape import UNREACHABLE, WORDS, Shape
 
 RED, BOLD, WARN, RESET = "\x1b[31;1m", "\x1b[1m", "\x1b[33;1m", "\x1b[0m"
 NOT_TTY_LINES = 2000
@@ -43,7 +40,7 @@ NOT_TTY_LINES = 2000
 
 @record
 class _Shape:
-    """The tree as drawn: child links followed once from the root."""
+    """The tree as drawn: the one shape walk (:mod:`rbtilib.shape`)."""
 
     depth: dict = factory(dict)     # id -> depth (root 1)
     kids: dict = factory(dict)      # id -> (left, right)
@@ -51,45 +48,30 @@ class _Shape:
     low: dict = factory(dict)       # smallest key below
     high: dict = factory(dict)
     order: list = factory(list)     # preorder
+    unreached: list = factory(list)
 
 
 # A child slot: None (NIL), ("node", id) or ("bad", id, why).
 
 def _shape(tree: Tree) -> _Shape:
-    shape = _Shape()
+    walk = Shape(tree)
+    bad = walk.bad_by_node()
+    shape = _Shape(depth=walk.depths(), size=walk.sizes(), order=walk.order,
+                   unreached=walk.unreached())
     nodes = tree.nodes
-    if tree.root is None or tree.root not in nodes:
-        return shape
-    shape.depth[tree.root] = 1
-    stack = [tree.root]
-    while stack:
-        nid = stack.pop()
-        shape.order.append(nid)
-        node = nodes[nid]
-        slots = []
-        for ref in (node.left, node.right):
-            if ref is None:
-                slots.append(None)
-            elif ref not in nodes:
-                slots.append(("bad", ref, "not in the dump"))
-            elif ref in shape.depth:
-                slots.append(("bad", ref, "already drawn: a cycle or a "
-                              "shared node"))
-            else:
-                shape.depth[ref] = shape.depth[nid] + 1
-                slots.append(("node", ref))
-        shape.kids[nid] = tuple(slots)
-        stack.extend(s[1] for s in reversed(slots) if s and s[0] == "node")
     for nid in reversed(shape.order):
+        links, faults = walk.links[nid], bad.get(nid, (None, None))
+        shape.kids[nid] = tuple(
+            ("node", kid) if kid is not None else
+            ("bad", faults[side].target, faults[side].why) if faults[side]
+            else None for side, kid in enumerate(links))
         key = nodes[nid].key
-        size, low, high = 1, key, key
-        for slot in shape.kids[nid]:
-            if slot and slot[0] == "node":
-                kid = slot[1]
-                size += shape.size[kid]
+        low, high = key, key
+        for kid in links:
+            if kid is not None:
                 low = min(low, shape.low[kid])
                 high = max(high, shape.high[kid])
-        shape.size[nid], shape.low[nid], shape.high[nid] = size, low, high
+        shape.low[nid], shape.high[nid] = low, high
     return shape
 
 
@@ -129,13 +111,19 @@ def _keep(tree: Tree, shape: _Shape, blamed) -> set:
 
 
 class _Style:
-    def __init__(self, color: bool) -> None:
+    def __init__(self, color: bool, tree: Tree) -> None:
         self.color = color
+        self.tree = tree
+
+    def num(self, field: str, value: int) -> str:
+        """A key or aug value, in hex where the dump says (its hex line)."""
+        return number_text(self.tree, field, value)
 
     def key(self, node) -> str:
+        key = self.num("key", node.key)
         if not self.color:
-            return f"{node.key} {node.color}"
-        return f"{RED if node.color == 'R' else BOLD}{node.key}{RESET}"
+            return f"{key} {node.color}"
+        return f"{RED if node.color == 'R' else BOLD}{key}{RESET}"
 
     def warn(self, text: str) -> str:
         return f"{WARN}{text}{RESET}" if self.color else text
@@ -150,7 +138,7 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
     """
     if violations is None:
         violations = checker.check(tree)
-    style = _Style(color)
+    style = _Style(color, tree)
     nodes = tree.nodes
     shape = _shape(tree)
     blamed: dict = {}
@@ -174,7 +162,7 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
         if key_count[node.key] > 1 or nid in blamed:
             parts.append(f"#{nid}")
         if node.aug is not None:
-            parts.append(f"{aug_name}={node.aug}")
+            parts.append(f"{aug_name}={style.num('aug', node.aug)}")
         for which in cached.get(nid, ()):
             parts.append(f"[{which}]")
         for v in blamed.get(nid, ()):
@@ -185,7 +173,8 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
         # Blamed nodes and their ancestors are never folded (keep).
         n = shape.size[nid]
         return (f"… {n} node{'s' if n != 1 else ''}, keys "
-                f"{shape.low[nid]}..{shape.high[nid]}")
+                f"{style.num('key', shape.low[nid])}.."
+                f"{style.num('key', shape.high[nid])}")
 
     title = (f"{tree.name} ({tree.api}: {format_flags(tree.flags)}): "
              f"{tree.count} node{'s' if tree.count != 1 else ''}, "
@@ -233,9 +222,9 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
             stack.append(("l", prefix + conn + label(nid)))
             if todo[0]:
                 stack.append(todo[0])
-    for nid, node in nodes.items():
-        if nid not in shape.depth:
-            out.append(style.warn("not reachable: ") + label_free(node, style))
+    for nid in shape.unreached:
+        out.append(style.warn(f"{WORDS[UNREACHABLE]}: ")
+                   + label_free(nodes[nid], style))
     lost = getattr(tree, "lost", None) or ()
     for node in (lost.values() if isinstance(lost, dict) else lost):
         out.append(style.warn("lost: ") + label_free(node, style))
@@ -247,46 +236,8 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
 
 def label_free(node, style: _Style) -> str:
     """A node that is not in the drawing: key, colour and id."""
-    aug = "" if node.aug is None else f" aug={node.aug}"
+    aug = "" if node.aug is None else f" aug={style.num('aug', node.aug)}"
     return f"{style.key(node)} #{node.id}{aug}"
-
-
-def _positive_int(text: str) -> int:
-    """argparse type: a decimal number of at least 1."""
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
-def _depth_arg(text: str) -> int | str:
-    if text in ("all", "auto"):
-        return text
-    try:
-        int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a number, 'all' or 'auto', not {text!r}") from None
-    return _positive_int(text)
-
-
-def _terminal_lines(stream) -> int | None:
-    """Rows available: the tty's, or $LINES (``watch`` sets it), or None."""
-    if "LINES" in os.environ:
-        try:
-            return int(os.environ["LINES"])
-        except ValueError:
-            pass
-    if stream.isatty():
-        try:
-            return os.get_terminal_size(stream.fileno()).lines
-        except (OSError, ValueError):
-            return None
-    return None
 
 
 def max_depth_for(tree: Tree, choice: int | str, rows: int | None) -> int | None:
@@ -300,117 +251,3 @@ def max_depth_for(tree: Tree, choice: int | str, rows: int | None) -> int | None
     # The title line, and watch's two header lines.
     budget = max(3, rows - 3) if rows else NOT_TTY_LINES
     return _fit_depth(_shape(tree), budget)
-
-
-def _draw(args, driver, rows: int | None, color: bool) -> tuple[int, str]:
-    """One drawing of ``args.tree``: (exit status, text)."""
-    if is_saved_dump(args.tree):
-        tree, error = read_saved_dump(args.tree)
-        if tree is None:
-            return EXIT_FAIL, f"{args.tree}: {error}\n"
-    else:
-        tree_infos(driver, [args.tree])
-        tree = parse_dump(driver.dump_text(args.tree))
-    depth = max_depth_for(tree, args.max_depth, rows)
-    return EXIT_OK, render(tree, color=color, max_depth=depth)
-
-
-def cmd_show(args, driver) -> int:
-    """Draw a live tree or a saved dump in the terminal."""
-    color = args.color == "always" or (args.color == "auto" and
-                                       sys.stdout.isatty() and
-                                       os.environ.get("TERM") != "dumb")
-    rows = _terminal_lines(sys.stdout)
-    if args.watch is None:
-        status, text = _draw(args, driver, rows, color)
-        (sys.stdout if status == EXIT_OK else sys.stderr).write(text)
-        return status
-    return _watch(args, driver, rows, color)
-
-
-def _watch(args, driver, rows: int | None, color: bool) -> int:
-    """``--watch``: redraw every ``args.watch`` seconds in one process, so
-    a refresh costs the reading and drawing, not Python's start (most of
-    a ``watch -n1 rbti show`` in the TCG guest).  A frame that fails (the
-    module unloaded, the file gone) shows the error and the next one
-    tries again.  Stops after ``args.frames`` frames, or at Ctrl-C."""
-    import time
-    from .cli import UsageError
-    from .driver import DebugfsError
-    tty = sys.stdout.isatty()
-    frames = 0
-    status = EXIT_OK
-    try:
-        while True:
-            start = time.monotonic()
-            try:
-                status, text = _draw(args, driver, rows and rows - 1, color)
-            except (DebugfsError, OSError, UsageError) as e:
-                if not frames:
-                    raise           # a bad argument: exit 2 at once
-                status, text = EXIT_FAIL, f"rbti show: {e}\n"
-            head = (f"Every {args.watch:g}s: rbti show {args.tree}"
-                    f"  {time.strftime('%H:%M:%S')}\n")
-            # Home and clear on a terminal; a blank line between frames
-            # when the output is a file or a pipe.
-            sys.stdout.write(("\x1b[H\x1b[2J" if tty else
-                              "\n" if frames else "") + head + text)
-            sys.stdout.flush()
-            frames += 1
-            if args.frames and frames >= args.frames:
-                return status
-            time.sleep(max(0.0, args.watch - (time.monotonic() - start)))
-    except KeyboardInterrupt:
-        return EXIT_OK
-    except BrokenPipeError:
-        # The reader went away (| head): stop quietly, and keep Python's
-        # exit from failing on the flush of the dead pipe.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
-
-
-def _seconds_arg(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected seconds, not {text!r}") from None
-    if not 0 <= value <= 3600:
-        raise argparse.ArgumentTypeError(f"must be 0 to 3600, not {text}")
-    return value
-
-
-def add_parser(sub) -> None:
-    """The ``show`` subcommand (see rbti's COMMANDS)."""
-    p = sub.add_parser(
-        "show", help="draw a tree in the terminal",
-        description="Draw a live tree (TREE) or a saved dump (FILE, or - "
-        "for stdin) rotated: root on the left, keys in order from top to "
-        "bottom, with colours, ids where keys repeat, aug values, the "
-        "cached leftmost/rightmost and the checker's violations.  Exit 0 "
-        "when drawn (use 'rbti check' for a verdict).")
-    p.add_argument("tree", metavar="TREE|FILE|-")
-    p.add_argument("--color", choices=("auto", "always", "never"),
-                   default="auto", help="red nodes in red (default: auto, "
-                   "when stdout is a terminal; otherwise R/B markers)")
-    p.add_argument("--max-depth", type=_depth_arg, default="auto",
-                   metavar="N|all|auto",
-                   help="fold subtrees below depth N; auto (default) fits "
-                   "the terminal's height ($LINES under watch), or "
-                   f"{NOT_TTY_LINES} lines when not on a terminal")
-    p.add_argument("--watch", type=_seconds_arg, metavar="SECS",
-                   help="redraw every SECS seconds, like watch(1) but in "
-                   "one process (a refresh does not pay Python's start); "
-                   "Ctrl-C stops")
-    p.add_argument("--frames", type=_positive_int, metavar="N",
-                   help="with --watch, stop after N drawings")
-    p.set_defaults(func=cmd_show, validate=_validate,
-                   needs_debugfs=lambda args: not is_saved_dump(args.tree))
-
-
-def _validate(args, error) -> None:
-    """Arguments that only make sense together (argparse's *error* exits 2)."""
-    if args.frames is not None and args.watch is None:
-        error("--frames needs --watch")
-    if args.watch is not None and args.tree == "-":
-        error("--watch cannot redraw standard input: give a TREE or FILE")

@@ -10,13 +10,9 @@ import pytest
 from rbtilib import cli
 from rbtilib.driver import DebugfsError
 from rbtilib.shrink import read_repro
-from rbtilib.testing import FakeDebugfs, load_script
+from tests_support.trees import FakeDebugfs, load_script
 
-RBTI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))), "rbti")
-
-
-rbti = load_script(RBTI, "rbti_cli")
+rbti = cli
 
 
 class Unavailable(FakeDebugfs):
@@ -85,7 +81,7 @@ def test_check_needs_trees_or_all(capsys):
 
 
 def test_fuzz_ok_and_failure(capsys, tmp_path, monkeypatch):
-    status, out, _ = run(["fuzz", "--ops", "2000", "--check-every", "500",
+    status, out, _ = run(["fuzz", "--all", "--ops", "2000", "--check-every", "500",
                           "--keys", "0:30", "--progress", "0"],
                          FakeDebugfs(), capsys)
     assert status == 0 and out.endswith("ok\n")
@@ -98,7 +94,7 @@ def test_fuzz_ok_and_failure(capsys, tmp_path, monkeypatch):
         return "ENOENT" if op == "f" else line
 
     driver = FakeDebugfs(fault=fault)
-    status, out, _ = run(["fuzz", "--trees", "santos,mainline", "--ops",
+    status, out, _ = run(["fuzz", "santos", "mainline", "--ops",
                           "2000", "--out", str(tmp_path), "--progress", "0",
                           "--seed", "1"], driver, capsys)
     assert status == 1 and "FAIL santos: mismatch" in out
@@ -110,9 +106,23 @@ def test_fuzz_ok_and_failure(capsys, tmp_path, monkeypatch):
     assert status == 0 and "does not reproduce" in out
 
 
+def test_fuzz_hands_the_fuzzer_rbtivizs_writers(capsys, tmp_path):
+    """rbtilib never imports rbtiviz: rbti hands the fuzzer its flipbook
+    (and snapshot) writers, so --snapshots-every still writes frames."""
+    shim = load_script(os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), "rbti"), "rbti_shim")
+    status = rbti.main(["fuzz", "santos", "--ops", "300", "--progress", "0",
+                        "--snapshots-every", "100", "--out", str(tmp_path)],
+                       FakeDebugfs(), fuzz_writers=shim.viz_writers)
+    _, err = capsys.readouterr()
+    assert status == 0, err
+    assert "no flipbook writer" not in err
+    assert (tmp_path / "santos" / "frames.json").exists()
+
+
 def test_fuzz_jobs(capsys, tmp_path):
     """--jobs N: the trees in N processes, the same verdict and repro."""
-    status, out, _ = run(["fuzz", "--ops", "600", "--progress", "0",
+    status, out, _ = run(["fuzz", "--all", "--ops", "600", "--progress", "0",
                           "--jobs", "0"], FakeDebugfs(), capsys)
     assert status == 0 and out.endswith("ok\n")
     assert "ops (600 x 7 trees" in out
@@ -120,7 +130,7 @@ def test_fuzz_jobs(capsys, tmp_path):
     def fault(tree, op, key, line):
         return "ENOENT" if op == "f" and tree == "mainline" else line
 
-    status, out, _ = run(["fuzz", "--trees", "santos,mainline", "--ops",
+    status, out, _ = run(["fuzz", "santos", "mainline", "--ops",
                           "2000", "--out", str(tmp_path), "--progress", "0",
                           "--seed", "1", "--jobs", "2"],
                          FakeDebugfs(fault=fault), capsys)
@@ -132,7 +142,7 @@ def test_fuzz_jobs(capsys, tmp_path):
 
 def test_negative_key_range_is_a_value(capsys):
     """--keys -5:5 (a negative LO) is the range, not an unknown option."""
-    status, _, err = run(["fuzz", "--keys", "-5:5", "--trees", "santos",
+    status, _, err = run(["fuzz", "--keys", "-5:5", "santos",
                           "--ops", "300", "--seed", "3", "--progress", "0"],
                          FakeDebugfs(), capsys)
     assert status == 0, err
@@ -143,7 +153,7 @@ def test_negative_key_range_is_a_value(capsys):
 @pytest.mark.parametrize("argv", [
     ["fuzz", "--keys", "9:1"], ["fuzz", "--mix", "1:1"], ["fuzz", "--keys", "5"],
     ["fuzz", "--ops", "0"], ["fuzz", "--check-every", "x"],
-    ["fuzz", "--progress", "-1"], ["fuzz", "--trees", "a,,b"],
+    ["fuzz", "--progress", "-1", "--all"], ["fuzz"], ["fuzz", "--all", "x"],
     ["fuzz", "--jobs", "-1"],
     ["check", "--max", "0", "santos"], ["check", "--all", "santos"],
     ["show"], ["show", "--max-depth", "0", "santos"], ["show", "--color", "x", "s"],
@@ -160,7 +170,7 @@ def test_bad_arguments_are_usage_errors_before_debugfs(argv, capsys):
 
 
 def test_unknown_tree_in_fuzz_is_usage_error(capsys):
-    status, _, err = run(["fuzz", "--trees", "bogus"], FakeDebugfs(), capsys)
+    status, _, err = run(["fuzz", "bogus"], FakeDebugfs(), capsys)
     assert status == 2 and err.startswith("rbti: unknown tree bogus")
 
 
@@ -221,17 +231,15 @@ def test_version(capsys):
 
 
 def test_every_subcommand_has_help_and_a_description(capsys):
-    top = rbti.parser()
-    names = top._subparsers._group_actions[0].choices
-    assert {"trees", "dump", "check", "show", "fuzz", "replay"} <= set(names)
+    _, names = rbti.build()
+    assert {"trees", "dump", "check", "show", "fuzz", "replay", "kernel",
+            "verify"} == set(names)
     for sub, sub_parser in names.items():
         assert sub_parser.description, sub
         with pytest.raises(SystemExit) as done:
             rbti.main([sub, "--help"], FakeDebugfs())
         assert done.value.code == 0
         assert "usage: rbti " + sub in capsys.readouterr().out
-    assert all(action.help for action in
-               top._subparsers._group_actions[0]._choices_actions)
 
 
 def saved(tmp_path, driver, name, corrupt=None):

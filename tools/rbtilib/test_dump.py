@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 from rbtilib.dump import (UNKNOWN, UNKNOWN_PARENT, DumpError, Node, format_dump,
                           inorder, parse_dump, preorder)
 from rbtilib import record
-from rbtilib.testing import AUG_SAMPLE_DUMP as SAMPLE, CONTRACT_TREES, build_tree
+from tests_support.dumps import ADDRESS_DUMP
+from tests_support.trees import AUG_SAMPLE_DUMP as SAMPLE, CONTRACT_TREES, build_tree
 
 SANTOS_AUG = CONTRACT_TREES[4]
 SANTOS_DUP = CONTRACT_TREES[3]
@@ -300,3 +301,41 @@ def test_tree_names(name, good):
     else:
         with pytest.raises(DumpError):
             parse_dump(text)
+
+
+HEX_DUMP = ADDRESS_DUMP
+
+
+def test_hex_line_round_trips_and_marks_fields():
+    """The optional 'hex' line (kmod/DEBUGFS.md): which fields are
+    addresses or sizes; the numbers stay decimal."""
+    from rbtilib.dump import number_text
+    tree = parse_dump(HEX_DUMP)
+    assert tree.hex == {"key", "aug"} and format_dump(tree) == HEX_DUMP
+    assert number_text(tree, "key", tree.nodes[0].key) == "0xfffffbfff4003000"
+    assert number_text(tree, "aug", 4096) == "0x1000"
+    plain = parse_dump(HEX_DUMP.replace("hex key,aug\n", ""))
+    assert plain.hex == frozenset() and number_text(plain, "key", 10) == "10"
+    assert parse_dump(HEX_DUMP.replace("key,aug", "key")).hex == {"key"}
+
+
+@pytest.mark.parametrize("text,message", [
+    (HEX_DUMP.replace("hex key,aug", "hex size"), "bad hex fields"),
+    (HEX_DUMP.replace("hex key,aug", "hex key,key"), "bad hex fields"),
+    (HEX_DUMP.replace("hex key,aug", "hex"), "expected 2"),
+    (HEX_DUMP.replace("hex key,aug\n", "").replace(
+        "end 2", "hex key\nend 2"), "unexpected 'hex' line"),
+    (HEX_DUMP.replace("aug subtree_max_size\nhex key,aug",
+                         "hex key\naug subtree_max_size"), "unexpected"),
+    (HEX_DUMP.replace("hex key,aug", "hex key\nhex key"), "unexpected"),
+])
+def test_bad_hex_lines(text, message):
+    with pytest.raises(DumpError, match=message):
+        parse_dump(text)
+
+
+def test_hex_aug_needs_an_aug():
+    text = HEX_DUMP.replace("aug subtree_max_size", "aug -").replace(
+        " 4096", " -").replace("hex key,aug", "hex aug")
+    with pytest.raises(DumpError, match="without an aug"):
+        parse_dump(text)

@@ -4,7 +4,9 @@ its expectations are consistent; the real run is in the guest)."""
 
 import os
 
-from rbtilib.testing import FakeDebugfs, load_script
+import pytest
+
+from tests_support.trees import FakeDebugfs, load_script
 
 PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))), "guest-tests")
@@ -34,6 +36,7 @@ def test_guest_tests_pass_on_the_fake(tmp_path, capsys):
     assert driver.get_param("allow_corrupt") == "0"
 
 
+@pytest.mark.slow
 def test_shape_cases_skipped_on_an_old_module(tmp_path, capsys):
     gt = load()
     args = gt.parser().parse_args(["--big-ops", "0", "--out",
@@ -44,6 +47,7 @@ def test_shape_cases_skipped_on_an_old_module(tmp_path, capsys):
     assert "SKIP shape corruption" in out and "corrupt share" not in out
 
 
+@pytest.mark.slow
 def test_guest_tests_catch_a_broken_fake(tmp_path, capsys):
     gt = load()
 

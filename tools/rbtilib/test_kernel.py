@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of the memory walk (kernel.py) over a fake memory: no drgn, no
+"""Tests of the memory walk (rbtilib.kernel) over a fake memory: no drgn, no
 kernel.  Each broken tree here is one the walk must survive and report."""
 
 import struct
@@ -7,20 +7,22 @@ import struct
 import pytest
 
 from rbtilib import checker, kernel
+from rbtilib.kernel import (commands, debuginfo, presets, stable, vmcore,
+                            walk)
 from rbtilib.dump import UNKNOWN, parse_dump
-from rbtilib.testing import CONTRACT_TREES, build_tree, corrupt_tree
+from tests_support.trees import CONTRACT_TREES, build_tree, corrupt_tree
 
 # struct fake_entry { struct rb_node rb; s64 key; u64 id; u64 aug;
 #                     struct list_head list; }  (as struct rbti_node)
-ENTRY = kernel.DictType({"key": (24, 8, True), "id": (32, 8, False),
+ENTRY = walk.DictType({"key": (24, 8, True), "id": (32, 8, False),
                          "aug": (40, 8, False)})
 LIST_OFF = 48
-LAYOUT = kernel.Layout(ENTRY, 0)
+LAYOUT = walk.Layout(ENTRY, 0)
 ROOT_SLOT, LEFT_SLOT = 0x1000, 0x1008
 BASE, STRIDE = 0x100000, 0x40
 
 
-class FakeMemory(kernel.Memory):
+class FakeMemory(walk.Memory):
     """Blocks of bytes at addresses; anything else faults."""
 
     def __init__(self) -> None:
@@ -61,11 +63,11 @@ def build(shape: dict, root: int | None, leftmost: int | None = None,
     return mem
 
 
-def spec(**kw) -> kernel.TreeSpec:
+def spec(**kw) -> walk.TreeSpec:
     base = dict(name="fake", layout=LAYOUT, root_slot=ROOT_SLOT,
                 key=lambda e, c: e.key)
     base.update(kw)
-    return kernel.TreeSpec(**base)
+    return walk.TreeSpec(**base)
 
 
 # A valid 5-node tree: 20(B) / 10(B) [5 R, 15 R] , 30(B)
@@ -75,7 +77,11 @@ GOOD = {0: (20, "B", None, 1, 2), 1: (10, "B", 0, 3, 4),
 
 
 def read(mem, sp=None, **kw):
-    return kernel.read_stable(mem, sp or spec(), **kw)
+    """A stable read, whose dump text is the one its Tree formats to and
+    parses back to (to_tree builds the Tree; nothing parses it back)."""
+    res = stable.read_stable(mem, sp or spec(), **kw)
+    assert parse_dump(res.text) == res.tree
+    return res
 
 
 def classes(res) -> list:
@@ -90,7 +96,7 @@ def test_valid_tree_round_trips_and_checks_clean():
     # ids are in-order positions, addresses alongside
     assert [n.id for n in tree.nodes.values()] == [3, 1, 0, 2, 4]
     assert tree.height == 3 and tree.count == 5
-    assert "3 0x100000\n" in kernel.address_table(res)
+    assert "3 0x100000\n" in stable.address_table(res)
     assert res.reads == 2               # two reads that agree
 
 
@@ -98,6 +104,15 @@ def test_real_ids_when_the_tree_has_them():
     res = read(build(GOOD, 0), spec(node_id=lambda e, c: e.id))
     assert list(parse_dump(res.text).nodes) == [1000, 1001, 1003, 1004,
                                                 1002]
+
+
+def test_two_nodes_with_one_real_id_are_refused_as_the_parser_would():
+    """Building the Tree directly keeps the parser's verdict on a dump
+    whose ids repeat (a dict would silently keep one of the two)."""
+    from rbtilib.dump import DumpError
+    with pytest.raises(DumpError, match="line 12: node 7 listed twice"):
+        read(build(GOOD, 0), spec(node_id=lambda e, c: 7 if e.key in (10, 5)
+                                  else e.id))
 
 
 def test_cycle_is_written_as_a_link_and_not_followed():
@@ -141,7 +156,7 @@ def test_depth_is_capped():
     chain[199] = (199, "B", 198, None, None)
     res = read(build(chain, 0))
     assert res.snap.error == "depth"
-    assert len(res.snap.nodes) == kernel.MAX_DEPTH
+    assert len(res.snap.nodes) == walk.MAX_DEPTH
     assert "height" in classes(res)
     assert parse_dump(res.text).error == "depth"
 
@@ -244,7 +259,7 @@ def test_without_confirmation_a_transient_violation_would_show():
 
 def test_one_read_per_node_after_the_first():
     mem = build(GOOD, 0)
-    kernel.read_once(mem, spec(aug=lambda e, c: e.aug))
+    walk.read_once(mem, spec(aug=lambda e, c: e.aug))
     # root slot + 5 nodes, plus the first node's field reads
     assert mem.reads <= 1 + 5 + 2
 
@@ -257,18 +272,18 @@ def test_empty_tree():
 
 def test_compare_trees():
     a = parse_dump(read(build(GOOD, 0)).text)
-    assert kernel.compare_trees(a, a) is None
+    assert commands.compare_trees(a, a) is None
     shape = dict(GOOD)
     shape[2] = (31, "B", 0, None, None)
     b = parse_dump(read(build(shape, 0)).text)
-    assert "node 4" in kernel.compare_trees(a, b)
+    assert "node 4" in commands.compare_trees(a, b)
 
 
 def test_build_id_of_notes():
     note = struct.pack("<III", 4, 4, 3) + b"GNU\0" + b"\x01\x02\x03\x04"
     other = struct.pack("<III", 6, 4, 1) + b"Linux\0\0\0" + b"abcd"
-    assert kernel._build_id_of_notes(other + note) == "01020304"
-    assert kernel._build_id_of_notes(other) is None
+    assert debuginfo._build_id_of_notes(other + note) == "01020304"
+    assert debuginfo._build_id_of_notes(other) is None
 
 
 def test_checker_agrees_on_every_dump_written():
@@ -280,26 +295,37 @@ def test_checker_agrees_on_every_dump_written():
 
 def test_cli_errors_are_clear(capsys):
     """``rbti kernel`` needs no module; missing pieces are named."""
-    from rbtilib.test_cli import rbti
-    assert rbti.main(["kernel", "--preset", "vmap_area", "--kcore",
-                      "/nonexistent/kcore"]) == 2
+    from rbtilib import cli
+    assert cli.main(["kernel", "--preset", "vmap_area", "--kcore",
+                     "/nonexistent/kcore"]) == 2
     assert "CONFIG_PROC_KCORE" in capsys.readouterr().err
-    if kernel.running_build_id("/sys/kernel/notes") is None:
-        return
-    assert rbti.main(["kernel", "--preset", "vmap_area", "--kcore",
+
+
+def test_cli_names_a_missing_vmlinux(capsys):
+    from rbtilib import cli
+    if debuginfo.running_build_id("/sys/kernel/notes") is None:
+        pytest.skip("this kernel has no build id in /sys/kernel/notes")
+    assert cli.main(["kernel", "--preset", "vmap_area", "--kcore",
                       "/dev/null", "--vmlinux", "/nonexistent/vmlinux"]) == 2
     assert "vmlinux" in capsys.readouterr().err
 
 
 def test_find_vmlinux_by_build_id(tmp_path, monkeypatch):
-    """A vmlinux whose build id is not the running kernel's is skipped."""
-    monkeypatch.setattr(kernel, "running_build_id", lambda p: "aabb")
+    """$RBTI_KBUILD's vmlinux is used only if its build id is the running
+    kernel's; otherwise drgn's own search looks, and its failure names
+    both.  --vmlinux is taken as given."""
+    monkeypatch.setattr(debuginfo, "running_build_id", lambda p: "aabb")
     monkeypatch.setenv("RBTI_KBUILD", str(tmp_path))
     (tmp_path / "vmlinux").write_bytes(b"\x7fELF\x02" + b"\0" * 59)
-    with pytest.raises(kernel.KernelError, match="build id aabb"):
-        kernel.find_vmlinux(None)
-    monkeypatch.setattr(kernel, "build_id_of_elf", lambda p: "aabb")
-    assert kernel.find_vmlinux(None) == str(tmp_path / "vmlinux")
+    assert debuginfo.find_vmlinux(None) is None
+    err = str(debuginfo.no_vmlinux(LookupError("missing vmlinux")))
+    assert "build id aabb" in err and f"{tmp_path}/vmlinux" in err
+    assert "drgn: missing vmlinux" in err
+    assert debuginfo.find_vmlinux("/given") == "/given"
+    monkeypatch.setattr(debuginfo, "build_id_of_elf", lambda p: "aabb")
+    assert debuginfo.find_vmlinux(None) == str(tmp_path / "vmlinux")
+    monkeypatch.delenv("RBTI_KBUILD")
+    assert debuginfo.find_vmlinux(None) is None
 
 
 def test_misaligned_child_is_not_read():
@@ -343,7 +369,7 @@ def listed_memory(shape: dict, root, order: list, nodes: int | None = None,
     return mem
 
 
-def listed_spec(**kw) -> kernel.TreeSpec:
+def listed_spec(**kw) -> walk.TreeSpec:
     base = dict(root_slot=T_ROOT, node_id=lambda e, c: e.id,
                 list_head=T_ALL, list_off=LIST_OFF, nodes_slot=T_NODES,
                 count_slot=T_NODES)
@@ -396,7 +422,7 @@ def test_a_tree_without_a_list_has_no_nodes_line():
 
 def test_the_list_is_read_with_the_nodes_not_again():
     mem = listed_memory(GOOD, 0, [0, 1, 2, 3, 4])
-    kernel.read_once(mem, listed_spec())
+    walk.read_once(mem, listed_spec())
     # slots (root, count, nodes, list head) + one read per node: the list
     # links come with each node's read, so following the list is free
     assert mem.reads <= 4 + 5 + 4
@@ -432,7 +458,7 @@ def test_a_garbage_count_does_not_make_the_walk_long():
     stops at the first unreadable entry, it does not trust the count."""
     mem = listed_memory(GOOD, 0, [0, 1, 2, 3, 4], 1 << 40,
                         nexts={4: 0xdead0000})
-    snap = kernel.read_once(mem, listed_spec())
+    snap = walk.read_once(mem, listed_spec())
     assert "unreadable" in snap.list_problem and len(snap.listed) == 5
 
 
@@ -509,7 +535,7 @@ def _commands(tree) -> list:
 
 @pytest.mark.parametrize("info", CONTRACT_TREES, ids=lambda i: i.name)
 def test_every_corrupt_command_reads_as_the_module_dumps_it(info):
-    """For each corrupt command the contract's model applies (testing.py),
+    """For each corrupt command the contract's model applies (tests_support.trees),
     the tree read from memory has the model's dump (nodes and lost lines
     included) and the checker's first violation on it is the one the
     module's check reports: same class, same node."""
@@ -528,7 +554,7 @@ def test_every_corrupt_command_reads_as_the_module_dumps_it(info):
         mem, sp = _module_memory(want)
         res = read(mem, sp)
         got = parse_dump(res.text)
-        assert kernel.compare_trees(want, got) is None, command
+        assert commands.compare_trees(want, got) is None, command
         first = checker.first_violation(want)
         have = res.violations[0] if res.violations else None
         assert (have and (have.cls, have.node)) == \
@@ -556,9 +582,9 @@ def _qemu_core(tmp_path, with_note: bool = True):
     ehdr = (b"\x7fELF\x02\x01\x01" + b"\0" * 9 +
             struct.pack("<HHIQQQIHHHHHH", 4, 62, 1, 0, phoff, 0, 0, 64, 56,
                         2, 0, 0, 0))
-    phdrs = kernel._PHDR.pack(kernel.PT_NOTE, 0, 0x40 + 2 * 56, 0, 0,
+    phdrs = vmcore._PHDR.pack(vmcore.PT_NOTE, 0, 0x40 + 2 * 56, 0, 0,
                               len(qnote), len(qnote), 0) + \
-        kernel._PHDR.pack(kernel.PT_LOAD, 0, ram_off, 0, 0, len(ram),
+        vmcore._PHDR.pack(vmcore.PT_LOAD, 0, ram_off, 0, 0, len(ram),
                           len(ram), 0)
     path = tmp_path / "guest.core"
     path.write_bytes(ehdr + phdrs + qnote + bytes(ram))
@@ -569,23 +595,23 @@ def test_a_qemu_core_gets_the_kernels_vmcoreinfo_note(tmp_path):
     path, where, desc = _qemu_core(tmp_path)
     before = open(path, "rb").read()
     size = len(before)
-    assert not kernel.core_has_vmcoreinfo(path)
-    assert kernel.add_vmcoreinfo(path) == where
-    assert kernel.core_has_vmcoreinfo(path)
+    assert not vmcore.core_has_vmcoreinfo(path)
+    assert vmcore.add_vmcoreinfo(path) == where
+    assert vmcore.core_has_vmcoreinfo(path)
     data = open(path, "rb").read()
     # nothing moved: only e_phoff and e_phnum changed before the end
     assert data[0x40:size] == before[0x40:] and data[:0x20] == before[:0x20]
     with open(path, "rb") as f:
-        _, phdrs = kernel._elf_phdrs(f)
-    assert [p[0] for p in phdrs[:2]] == [kernel.PT_NOTE, kernel.PT_LOAD]
+        _, phdrs = vmcore._elf_phdrs(f)
+    assert [p[0] for p in phdrs[:2]] == [vmcore.PT_NOTE, vmcore.PT_LOAD]
     note = phdrs[2]
-    assert note[0] == kernel.PT_NOTE and note[2] >= size
-    assert list(kernel._notes(data[note[2]:note[2] + note[5]])) == \
+    assert note[0] == vmcore.PT_NOTE and note[2] >= size
+    assert list(vmcore._notes(data[note[2]:note[2] + note[5]])) == \
         [(b"VMCOREINFO", desc)]
     # the kernel image's virtual view from _stext: virtual -
     # __START_KERNEL_map + phys_base = 16 MiB + 16 MiB, to the end of RAM
     image = phdrs[3]
-    assert image[0] == kernel.PT_LOAD and image[3] == 0xffffffff81000000
+    assert image[0] == vmcore.PT_LOAD and image[3] == 0xffffffff81000000
     assert image[4] == 32 << 20 and image[5] == 16 << 20
     assert image[2] == phdrs[1][2] + (32 << 20)
 
@@ -593,9 +619,159 @@ def test_a_qemu_core_gets_the_kernels_vmcoreinfo_note(tmp_path):
 def test_a_core_without_the_note_anywhere_is_a_clear_error(tmp_path):
     path, _, _ = _qemu_core(tmp_path, with_note=False)
     with pytest.raises(kernel.KernelError, match="no VMCOREINFO note"):
-        kernel.add_vmcoreinfo(path)
+        vmcore.add_vmcoreinfo(path)
 
 
 def test_cli_preset_names_are_the_presets():
-    from rbtilib import kernel_cli
-    assert sorted(kernel_cli.PRESET_NAMES) == sorted(kernel.PRESETS)
+    from rbtilib.cli import kernel_cmd
+    assert sorted(kernel_cmd.PRESET_NAMES) == sorted(presets.PRESETS)
+
+
+def test_core_without_the_note_is_read_through_a_copy(tmp_path, monkeypatch,
+                                                     capsys):
+    """--core never changes the user's dump (it used to append the note to
+    it in place, and failed on a read-only one): drgn reads a patched copy,
+    removed once drgn has it open."""
+    import argparse
+    import types
+    path, _, _ = _qemu_core(tmp_path)
+    before = open(path, "rb").read()
+    seen = {}
+
+    class Program:
+        def set_core_dump(self, core):
+            seen["core"] = core
+            seen["has_note"] = vmcore.core_has_vmcoreinfo(core)
+
+        def load_debug_info(self, files, default):
+            seen["default"] = default
+    monkeypatch.setattr(debuginfo, "_drgn", lambda: types.SimpleNamespace(
+        Program=Program, MissingDebugInfoError=Exception))
+    vmlinux = tmp_path / "vmlinux"
+    vmlinux.write_bytes(b"\x7fELF")
+    args = argparse.Namespace(core=path, kcore="/proc/kcore",
+                              vmlinux=str(vmlinux), debug_info=None,
+                              command="kernel")
+    debuginfo.open_program(args)
+    assert open(path, "rb").read() == before
+    assert seen["has_note"] and seen["core"] != path
+    assert not (seen["core"] and __import__("os").path.exists(seen["core"]))
+    assert f"{path} is not changed" in capsys.readouterr().err
+
+
+class _Spec:
+    def __init__(self, name):
+        self.name = name
+
+
+@pytest.mark.parametrize("error,status,text", [
+    (kernel.Changed("kept changing"), 3, "santos: changed while reading"),
+    (kernel.Fault(0xdead), 1, "santos: FAULT the tree's memory: cannot read "
+     "address 0xdead")])
+def test_verify_reports_a_tree_that_changes_or_faults(error, status, text,
+                                                     monkeypatch, capsys):
+    """rbti verify let Changed and Fault escape as tracebacks: they are a
+    verdict on the tree, and the other trees are still verified."""
+    import argparse
+    from rbtilib import driver
+    from tests_support.trees import FakeDebugfs
+    fake = FakeDebugfs()
+
+    def read_stable(mem, spec, attempts, confirm=True):
+        if spec.name == "santos":
+            raise error
+        return stable.read_stable(build(GOOD, 0), walk.TreeSpec(
+            name="mainline", layout=LAYOUT, root_slot=ROOT_SLOT,
+            key=lambda e, c: e.key), attempts)
+    monkeypatch.setattr(driver, "Debugfs", lambda root: fake)
+    monkeypatch.setattr(commands, "DrgnMemory", lambda prog: None)
+    monkeypatch.setattr(commands, "read_stable", read_stable)
+    specs = [_Spec("santos")]
+    monkeypatch.setattr(commands, "_specs", lambda prog, args: specs)
+    args = argparse.Namespace(command="verify", trees=[], all=True,
+                              attempts=2, root="/x")
+    assert commands.run(args, prog=object()) == status
+    assert capsys.readouterr().out == text + "\n"
+    specs.append(_Spec("mainline"))
+    assert commands.run(args, prog=object()) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == text and out[1].startswith("mainline: MISMATCH ")
+
+
+def test_a_spec_of_addresses_writes_the_hex_line():
+    """A tree whose keys are addresses (vmap_area's va_start) says so in
+    its dump, so that show, render and JSON print them in hex."""
+    text = read(build(GOOD, 0), spec(hex=frozenset({"key"}))).text
+    assert "\naug -\nhex key\nnode " in text
+    assert parse_dump(text).hex == {"key"}
+    assert "\nhex " not in read(build(GOOD, 0)).text
+
+
+def _kernel_args(**kw):
+    import argparse
+    base = dict(command="kernel", preset="x", trees=[], all=False,
+                root_expr=None, check=False, out=None, addresses=None,
+                times=False, attempts=8, list=False, json=True, hex=False)
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+def _fake_kernel(monkeypatch, shapes: dict):
+    """commands over fake memory: one spec per name in *shapes*."""
+    mems = {name: build(shape, 0) for name, shape in shapes.items() if shape}
+
+    def read_stable(mem, sp, attempts, confirm=True):
+        if shapes[sp.name] is None:
+            raise kernel.Changed("kept changing over 2 reads")
+        return stable.read_stable(mems[sp.name], sp, attempts)
+    monkeypatch.setattr(commands, "DrgnMemory", lambda prog: None)
+    monkeypatch.setattr(commands, "read_stable", read_stable)
+    monkeypatch.setattr(commands, "_specs", lambda prog, args: [
+        spec(name=name) for name in shapes])
+
+
+def test_kernel_json(monkeypatch, capsys):
+    """kernel --json: the dumps, or with --check the verdicts (blamed
+    nodes with their addresses); a tree that kept changing is an entry
+    with an error (exit 3)."""
+    import json
+    bad = dict(GOOD)
+    bad[3] = (5, "B", 1, None, None)            # black-height broken
+    _fake_kernel(monkeypatch, {"good": GOOD, "bad": bad, "busy": None})
+    assert commands.run(_kernel_args(check=True), prog=object()) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schema"] == 1 and doc["command"] == "kernel"
+    good, broken, busy = doc["trees"]
+    assert doc["ok"] is False and doc["check"] is True
+    assert good == {"tree": "good", "ok": True, "error": None, "nodes": 5,
+                    "violation_count": 0, "violations": []}
+    assert broken["ok"] is False and broken["violations"][0]["address"] \
+        .startswith("0x10")
+    assert busy == {"tree": "busy", "ok": False,
+                    "error": "kept changing over 2 reads"}
+    _fake_kernel(monkeypatch, {"good": GOOD})
+    assert commands.run(_kernel_args(), prog=object()) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["trees"][0]["dump"]["nodes"][0]["key"] == 20
+    assert commands.run(_kernel_args(hex=True), prog=object()) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["trees"][0]["dump"]["nodes"][0]["key"] == "0x14"
+
+
+def test_verify_json(monkeypatch, capsys):
+    import argparse
+    import json
+    from rbtilib import driver
+    from tests_support.trees import FakeDebugfs
+    fake = FakeDebugfs()
+    monkeypatch.setattr(driver, "Debugfs", lambda root: fake)
+    _fake_kernel(monkeypatch, {"santos": GOOD, "mainline": None})
+    args = argparse.Namespace(command="verify", trees=[], all=True,
+                              attempts=2, root="/x", json=True)
+    assert commands.run(args, prog=object()) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["command"] == "verify" and doc["ok"] is False
+    santos, mainline = doc["trees"]
+    assert santos["verdict"] == "mismatch" and santos["detail"]
+    assert mainline == {"tree": "mainline", "verdict": "changed",
+                        "detail": "changed while reading", "nodes": None}

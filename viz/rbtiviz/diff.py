@@ -13,25 +13,25 @@ links that changed.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from rbtilib.record import factory, record
 
-from rbtilib.dump import Tree
+from rbtilib.dump import Tree, number_text
 
 from .rebalance import rotations_between
 
 OP_NAMES = {"i": "insert", "e": "erase", "f": "find", "n": "near"}
 
 
-@dataclass
+@record
 class Diff:
     """Changes from one dump to the next (ids)."""
 
-    added: list = field(default_factory=list)
-    removed: list = field(default_factory=list)
-    recoloured: list = field(default_factory=list)
-    rotations: list = field(default_factory=list)    # ("left"|"right", id)
-    relinked: list = field(default_factory=list)     # child ids with a new parent link
-    moved: list = field(default_factory=list)        # ids whose links changed
+    added: list = factory(list)
+    removed: list = factory(list)
+    recoloured: list = factory(list)
+    rotations: list = factory(list)    # ("left"|"right", id)
+    relinked: list = factory(list)     # child ids with a new parent link
+    moved: list = factory(list)        # ids whose links changed
     exact: bool = False     # rotations found by rebalance, not guessed
 
     @property
@@ -117,10 +117,11 @@ def diff(old: Tree | None, new: Tree) -> Diff:
 def _name(tree: Tree, nid: int) -> str:
     """A node as a caption names it: its key, and its id where the key
     occurs more than once (on dup trees)."""
-    key = tree.nodes[nid].key
-    if "dup" in tree.flags and sum(n.key == key for n in tree.nodes.values()) > 1:
+    raw = tree.nodes[nid].key
+    key = number_text(tree, "key", raw)
+    if "dup" in tree.flags and sum(n.key == raw for n in tree.nodes.values()) > 1:
         return f"{key}#{nid}"
-    return str(key)
+    return key
 
 
 def _successor(tree: Tree, nid: int) -> int | None:

@@ -6,22 +6,20 @@ from __future__ import annotations
 
 import json
 import re
-import resource
 import subprocess
-import time
 import xml.etree.ElementTree as ET
 
 import pytest
 
 from rbtilib import checker
 from rbtilib.dump import format_dump, inorder, parse_dump, preorder
-from rbtilib.testing import CONTRACT_TREES, build_tree, corrupt_tree
 from rbtiviz import headless
 from rbtiviz.diff import caption, diff
 from rbtiviz.layout import layout, to_svg
 from rbtiviz.render import DIRECT_OVER, write_snapshot
-from rbtiviz.test_render import DUMP_CYCLE, DUMP_RED_RED, RENDER_CLI, tree_of
 from rbtiviz.viewer import tree_data, write_viewer
+from tests_support.dumps import DUMP_CYCLE, DUMP_RED_RED, RENDER_CLI, tree_of
+from tests_support.trees import CONTRACT_TREES, build_tree, corrupt_tree
 
 SANTOS, SANTOS_DUP = CONTRACT_TREES[2], CONTRACT_TREES[3]
 SVG = "{http://www.w3.org/2000/svg}"
@@ -53,8 +51,7 @@ def test_corrupted_links_are_not_followed_twice():
     tree = tree_of(DUMP_CYCLE)
     lay = layout(tree)
     assert len(lay.ids) == len(set(lay.ids)) <= len(tree.nodes)
-    assert lay.bad and all(why in ("linked twice", "not in the dump")
-                           for _, _, _, why in lay.bad)
+    assert [why for _, _, _, why in lay.bad] == ["cycle", "not in the dump"]
 
 
 def test_svg_circles_colours_and_violation_rings():
@@ -70,20 +67,17 @@ def test_svg_circles_colours_and_violation_rings():
     assert "fail red-red node 3" in texts
 
 
-def test_big_svg_is_direct_and_fast(tmp_path):
-    """100,000 nodes: parse the dump and write the SVG within the 5 s target."""
+@pytest.mark.slow
+def test_big_svg_is_direct(tmp_path):
+    """100,000 nodes: the SVG is laid out directly, not by Graphviz (the
+    5 s target is timed by viz/measure-render)."""
     path = tmp_path / "big.dump"
     path.write_text(format_dump(big(100_000)))
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run([str(RENDER_CLI), str(path), "-o", str(tmp_path / "big.svg")],
                           capture_output=True, text=True, check=False, timeout=120)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert proc.returncode == 0, proc.stderr
     head = (tmp_path / "big.svg").read_text()[:400]
     assert head.startswith("<svg") and "graphviz" not in head.lower()
-    # CPU time, not wall time: the test machine is shared.  ~1 s on the host.
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    assert cpu < 5, cpu
 
 
 def test_auto_layout_threshold(tmp_path):
@@ -117,6 +111,8 @@ def corrupt_page(tmp_path_factory):
     return tree, path
 
 
+@pytest.mark.slow
+@pytest.mark.chromium
 def test_viewer_in_chromium_search_click_violations_collapse(corrupt_page):
     tree, path = corrupt_page
     assert not re.search(r'(src|href)="(https?:|//)', path.read_text())   # offline
@@ -141,19 +137,21 @@ def test_viewer_in_chromium_search_click_violations_collapse(corrupt_page):
     assert r["zoom"] > 2 and r["minimapMoved"]
 
 
-def test_viewer_responsive_at_100k_nodes(tmp_path):
+@pytest.mark.slow
+@pytest.mark.chromium
+def test_viewer_works_at_100k_nodes(tmp_path):
+    """The viewer of 100,000 nodes selects and collapses (its pan/zoom
+    latency is timed by viz/measure-render)."""
     path = tmp_path / "big.html"
-    tree = big(100_000)
-    start = time.process_time()
-    write_viewer(tree, path)
-    assert time.process_time() - start < 5            # ~1.5 s on the host
+    write_viewer(big(100_000), path)
     r = headless.selftest(path, timeout=180)
     assert r["nodes"] == 100_000 and r["click"]["selected"] == r["click"]["want"]
-    # Pan and zoom events, each drawn and rastered: ~3 ms median on the host.
-    assert r["latency"]["median"] < 50, r["latency"]
+    assert r["latency"]["median"] is not None
     assert r["collapse"]["after"] < 100_000
 
 
+@pytest.mark.slow
+@pytest.mark.chromium
 def test_viewer_screenshot_is_not_blank(corrupt_page, tmp_path):
     from PIL import Image
     png = headless.screenshot(corrupt_page[1], tmp_path / "shot.png")

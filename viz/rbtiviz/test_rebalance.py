@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import random
 
-from rbtilib.testing import CONTRACT_TREES, FakeDebugfs, RBTree
+import pytest
+
+from tests_support.trees import CONTRACT_TREES, FakeDebugfs, RBTree
 from rbtiviz import flipbook
 from rbtiviz.diff import caption, diff
 from rbtiviz.rebalance import rotations_between
@@ -29,6 +31,7 @@ def logged_tree(dup: bool) -> tuple[RBTree, list]:
     return rb, log
 
 
+@pytest.mark.slow
 def test_rotations_found_are_the_rotations_made():
     """Every insert and erase of 200 random build-and-teardown runs: the
     rotations found from the two dumps are those the tree made, in order

@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 
 from rbtilib.checker import Violation, check
-from rbtilib.dump import UNKNOWN_PARENT, Tree, format_flags
+from rbtilib.dump import UNKNOWN_PARENT, Tree, format_flags, number_text
 
 from .layout import layout
 
@@ -43,7 +43,8 @@ def tree_data(tree: Tree, violations: list[Violation] | None = None) -> dict:
         violations = check(tree)
     lay = layout(tree)
     nodes = [tree.nodes[nid] for nid in lay.ids]
-    augs = [n.aug for n in nodes]
+    augs = [n.aug if n.aug is None or "aug" not in tree.hex
+            else number_text(tree, "aug", n.aug) for n in nodes]
 
     def parent(ref: int | None) -> int | str | None:
         if ref is None:
@@ -59,7 +60,8 @@ def tree_data(tree: Tree, violations: list[Violation] | None = None) -> dict:
         "count": tree.count, "height": tree.height, "aug": tree.aug or "aug",
         "dup": "dup" in tree.flags,
         "ids": [_num(n) for n in lay.ids],
-        "keys": [_num(n.key) for n in nodes],
+        "keys": [number_text(tree, "key", n.key) if "key" in tree.hex
+                 else _num(n.key) for n in nodes],
         "colors": "".join(n.color for n in nodes),
         "parents": [parent(n.parent) for n in nodes],
         "L": lay.left, "R": lay.right,

@@ -191,6 +191,7 @@ def test_check_rejects_a_guest_whose_digest_differs(tmp_path) -> None:
     assert "not ok guest-raw.txt digests equal host-raw.txt's" in bad.stdout
 
 
+@pytest.mark.slow
 def test_programs_run_under_a_time_limit(tmp_path):
     """proc.run: the output and status as subprocess.run's; a program past
     its limit gets SIGTERM, one that ignores it SIGKILL, and TimedOut."""
@@ -224,3 +225,30 @@ def test_generated_header_names_command_commit_date_and_machine() -> None:
                 "| machine | some CPU |"):
         assert row in head
     assert "| date | 20" in head and "settings" not in head
+
+
+@pytest.mark.parametrize("command", ["host", "guest-run", "check", "report",
+                                     "readme", "check-entries"])
+def test_every_bench_option_has_help(command, capsys, monkeypatch) -> None:
+    """bench.py COMMAND --help: every option and argument says what it is
+    (a help-less one is a line of its own, followed by the next option)."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))), "bench.py")
+    spec = importlib.util.spec_from_file_location("bench_cli", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    monkeypatch.setenv("COLUMNS", "200")
+    with pytest.raises(SystemExit):
+        bench.main([command, "--help"])
+    text = capsys.readouterr().out
+    lines = text[text.index("\npositional arguments:" if command in (
+        "check", "check-entries") else "\noptions:"):].splitlines()
+    lines.append("")
+
+    def entry(line: str) -> bool:
+        return line.startswith("  ") and not line.startswith("   ")
+    bare = [line for line, after in zip(lines, lines[1:])
+            if entry(line) and "  " not in line.strip() and
+            not after.startswith("   ")]
+    assert not bare, bare

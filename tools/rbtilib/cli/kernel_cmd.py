@@ -1,20 +1,32 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The command line of ``rbti kernel`` and ``rbti verify``.
+"""``rbti kernel`` and ``rbti verify`` (the walk is :mod:`rbtilib.kernel`).
 
 Kept apart from :mod:`rbtilib.kernel` so that every other rbti command
-starts without importing the walk (and dataclasses, struct, ...): start-up
+starts without importing the walk (and struct, typing, ...): start-up
 time is what ``rbti show`` costs in the TCG guest.
 """
+
+from .common import add_json, add_selection, check_selection
 
 COMMANDS = ("kernel", "verify")
 PRESET_NAMES = ("cfs", "free_vmap_area", "hrtimer", "inspector", "kernfs",
                 "vmap_area")
-"""The keys of :data:`rbtilib.kernel.PRESETS` (a test keeps them equal)."""
+"""The keys of :data:`rbtilib.kernel.presets.PRESETS` (a test keeps them equal)."""
 
 
 def _run(args, prog=None) -> int:
-    from . import kernel
-    return kernel.run(args, prog)
+    from ..kernel import commands
+    return commands.run(args, prog)
+
+
+def _validate_kernel(args, error) -> None:
+    if args.all and args.trees:
+        error(f"--all takes no tree names (got {', '.join(args.trees)})")
+    if len(args.trees) > 1:
+        error("name one tree, or --all with --out DIR or --check")
+    if (args.preset is None) == (args.root_expr is None):
+        error("give --preset NAME or --expr EXPR (with --type, --member "
+              "and --key)")
 
 
 def _common(p) -> None:
@@ -27,8 +39,9 @@ def _common(p) -> None:
     p.add_argument("--core", metavar="VMCORE",
                    help="read a crash dump (vmcore, or QEMU "
                    "dump-guest-memory ELF) instead of the live kernel; a "
-                   "QEMU dump without a VMCOREINFO note gets the kernel's "
-                   "own appended (the file is changed, and says so)")
+                   "QEMU dump without a VMCOREINFO note is read through a "
+                   "copy in $TMPDIR with the kernel's own added (VMCORE "
+                   "itself is never changed)")
     p.add_argument("--attempts", type=int, default=8,
                    help="reads before giving up on a changing tree "
                    "(default %(default)s)")
@@ -42,16 +55,23 @@ def add_arguments(sub) -> None:
         description="Walk a red-black tree in the running kernel (drgn over "
         "/proc/kcore) or in a crash dump, through child pointers only, and "
         "print it in the dump format (or check it with --check).  Give a "
-        "--preset, or the root expression, entry type, rb_node member and "
-        "key expression.")
-    p.add_argument("--preset", choices=sorted(PRESET_NAMES),
-                   help="a known tree (several trees for cfs, hrtimer, "
-                   "inspector: pick one with --tree)")
-    p.add_argument("--tree", metavar="NAME",
-                   help="which of the preset's trees (see --list)")
+        "--preset, or the root expression (--expr), entry type, rb_node "
+        "member and key expression.  A preset with several trees (cfs, "
+        "hrtimer, inspector) needs a TREE, or --all with --out or --check.",
+        epilog="""examples:
+  rbti kernel --preset free_vmap_area | viz/render - -o free-vmap.svg
+  rbti kernel --preset cfs --all --check
+  rbti kernel --preset inspector santos
+  rbti kernel --expr "prog['vmap_area_root']" --type 'struct vmap_area' \\
+      --member rb_node --key e.va_start
+""")
+    add_selection(p, what="preset's trees (see --list)")
+    p.add_argument("--preset", choices=sorted(PRESET_NAMES), metavar="NAME",
+                   help="a known tree, or a family of trees: "
+                   f"{', '.join(sorted(PRESET_NAMES))}")
     p.add_argument("--path", help="kernfs preset: the sysfs directory "
                    "(default /)")
-    p.add_argument("--root", dest="root_expr", metavar="EXPR",
+    p.add_argument("--expr", dest="root_expr", metavar="EXPR",
                    help="drgn (Python) expression for the struct rb_root or "
                    "rb_root_cached, e.g. \"prog['vmap_area_root']\"")
     p.add_argument("--type", dest="entry", metavar="TYPE",
@@ -65,6 +85,10 @@ def add_arguments(sub) -> None:
     p.add_argument("--aug-rule", metavar="RULE",
                    help="its recomputation: size, max:EXPR or sum:EXPR, "
                    "e.g. max:e.va_end-e.va_start")
+    p.add_argument("--hex", action="store_true",
+                   help="mark keys (and aug) as addresses or sizes: the "
+                   "dump's 'hex' line (vmap_area and free_vmap_area have "
+                   "it anyway)")
     p.add_argument("--dup", action="store_true",
                    help="equal keys are legal")
     p.add_argument("--name", help="tree name in the dump")
@@ -78,14 +102,20 @@ def add_arguments(sub) -> None:
                    help="write 'ID ADDRESS' lines ('-': stderr)")
     p.add_argument("--times", action="store_true",
                    help="print where the time went on stderr")
+    add_json(p, "the dumps, or with --check the verdicts,")
     _common(p)
-    p.set_defaults(func=_run)
+    p.set_defaults(func=_run, validate=_validate_kernel)
     p = sub.add_parser(
         "verify", help="compare each inspector tree's debugfs dump with "
         "the tree read from memory (exit 1 on a difference)",
         description="For each inspector tree, compare its debugfs dump "
         "node by node (id, key, colour, links, aug, caches) with the same "
-        "tree read from kernel memory; exit 1 on any difference.")
-    p.add_argument("trees", nargs="*", metavar="TREE")
+        "tree read from kernel memory; exit 1 on any difference.",
+        epilog="""examples:
+  rbti verify --all
+  rbti verify santos mainline
+""")
+    add_selection(p, what="inspector's trees")
+    add_json(p, "the verdicts")
     _common(p)
-    p.set_defaults(func=_run)
+    p.set_defaults(func=_run, validate=check_selection)
