@@ -177,10 +177,23 @@ def _variants_of(binary: Path) -> list[str]:
 
 
 def cmd_readme(args: argparse.Namespace) -> int:
-    """The README's tables from a host run's CSV and cells."""
+    """The documentation's tables from a host run's CSV and cells."""
     profile = args.profile or machine.debian61_profile(
         machine.vulnerabilities(), *machine.cpu_family())[0]
-    print(report.readme(args.out, args.name, profile, args.count_n))
+    tables = report.readme(args.out, args.name, profile, args.count_n)
+    if not args.doc:
+        print(tables)
+        return 0
+    env = machine.environment()
+    head = report.generated_header(
+        "Benchmark tables", "qemu/bench, `tools/bench/bench.py readme --doc`",
+        {"command": f"`{args.command}`", "commit": args.commit,
+         "machine": f"{env['cpu']}, {env['cpus']} CPUs, Linux {env['kernel']}"
+                    + (f", {args.compiler}" if args.compiler else ""),
+         "settings": args.settings})
+    args.doc.parent.mkdir(parents=True, exist_ok=True)
+    args.doc.write_text(head + tables)
+    print(f"tables written to {args.doc}")
     return 0
 
 
@@ -321,6 +334,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--count-n", type=int, default=10000, metavar="N",
                    help="tree size of the count tables (one of the host run's "
                    "--count-sizes; default %(default)s)")
+    p.add_argument("--doc", type=Path, help="write the tables to this file, "
+                   "under a header naming the command, commit, date and machine")
+    p.add_argument("--command", default="make bench", help="for --doc: what ran")
+    p.add_argument("--commit", default="?", help="for --doc: the commit measured")
+    p.add_argument("--compiler", default="", help="for --doc: the compiler")
+    p.add_argument("--settings", default="", help="for --doc: the run's settings")
     p.set_defaults(func=cmd_readme)
 
     p = sub.add_parser("check-entries", help=cmd_check_entries.__doc__)

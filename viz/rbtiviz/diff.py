@@ -6,14 +6,18 @@ Node ids are stable across operations (the module numbers nodes from a
 counter), so two dumps are compared id by id: nodes added and removed,
 colours flipped, and links changed.  A rotation shows as a child taking
 its parent's place: rotating left at X turns X's right child Y into X's
-parent with X as Y's left child (right: mirrored), which is what
-:func:`rotations` looks for.
+parent with X as Y's left child (right: mirrored).  Between two dumps one
+insert or erase apart, :func:`rbtiviz.rebalance.rotations_between` finds
+the rotations exactly; otherwise :func:`rotations` guesses them from the
+links that changed.
 """
 from __future__ import annotations
 
 from rbtilib.record import factory, record
 
 from rbtilib.dump import Tree, number_text
+
+from .rebalance import rotations_between
 
 OP_NAMES = {"i": "insert", "e": "erase", "f": "find", "n": "near"}
 
@@ -28,6 +32,7 @@ class Diff:
     rotations: list = factory(list)    # ("left"|"right", id)
     relinked: list = factory(list)     # child ids with a new parent link
     moved: list = factory(list)        # ids whose links changed
+    exact: bool = False     # rotations found by rebalance, not guessed
 
     @property
     def changed(self) -> list:
@@ -98,7 +103,9 @@ def diff(old: Tree | None, new: Tree) -> Diff:
     d.recoloured = sorted((nid for nid, n in new.nodes.items()
                            if nid in old.nodes and old.nodes[nid].color != n.color),
                           key=lambda nid: (new.nodes[nid].key, nid))
-    d.rotations = rotations(old, new)
+    exact = rotations_between(old, new)
+    d.rotations = rotations(old, new) if exact is None else exact
+    d.exact = exact is not None
     up_old, up_new = _links(old), _links(new)
     d.relinked = [c for c, p in up_new.items() if up_old.get(c) != p]
     d.moved = [nid for nid, n in new.nodes.items()
@@ -108,9 +115,25 @@ def diff(old: Tree | None, new: Tree) -> Diff:
 
 
 def _name(tree: Tree, nid: int) -> str:
-    """A node as a caption names it: its key, and its id on dup trees."""
-    key = number_text(tree, "key", tree.nodes[nid].key)
-    return f"{key}#{nid}" if "dup" in tree.flags else key
+    """A node as a caption names it: its key, and its id where the key
+    occurs more than once (on dup trees)."""
+    raw = tree.nodes[nid].key
+    key = number_text(tree, "key", raw)
+    if "dup" in tree.flags and sum(n.key == raw for n in tree.nodes.values()) > 1:
+        return f"{key}#{nid}"
+    return key
+
+
+def _successor(tree: Tree, nid: int) -> int | None:
+    """The node that takes an erased node's place, if it had two children
+    (the first of its right subtree, as rb_erase() picks it)."""
+    node = tree.nodes[nid]
+    if not isinstance(node.left, int) or not isinstance(node.right, int):
+        return None
+    cur, seen = node.right, 0
+    while cur in tree.nodes and isinstance(tree.nodes[cur].left, int) and seen < len(tree.nodes):
+        cur, seen = tree.nodes[cur].left, seen + 1
+    return cur if cur in tree.nodes else None
 
 
 def describe_op(op: str) -> str:
@@ -135,12 +158,19 @@ def caption(old: Tree | None, new: Tree, ops: list[str], d: Diff | None = None) 
     if old is None:
         return f"{head}: {len(new.nodes)} node{'s' if len(new.nodes) != 1 else ''}"
     parts = []
-    if d.added:
+    replaced = len(d.added) == len(d.removed) == 1 and \
+        old.nodes[d.removed[0]].key == new.nodes[d.added[0]].key
+    if replaced:
+        parts.append(f"a new node replaces {_name(old, d.removed[0])}")
+    elif d.added:
         parts.append("new " + ", ".join(_name(new, i) for i in d.added[:5])
                      + (" ..." if len(d.added) > 5 else ""))
-    if d.removed:
+    if d.removed and not replaced:
         parts.append(f"{len(d.removed)} removed" if len(d.removed) > 5 else
                      "removed " + ", ".join(_name(old, i) for i in d.removed))
+        heir = _successor(old, d.removed[0]) if len(d.removed) == 1 else None
+        if heir is not None and heir in new.nodes:
+            parts[-1] += f" ({_name(old, heir)} takes its place)"
     if d.recoloured:
         parts.append("recolour " + ", ".join(_name(new, i) for i in d.recoloured[:6])
                      + (" ..." if len(d.recoloured) > 6 else ""))

@@ -80,7 +80,7 @@ from typing import Iterable
 
 from rbtilib.dump import Tree, format_dump, parse_dump, read_dump_file
 
-from .diff import caption, diff
+from .diff import OP_NAMES, caption, describe_op, diff
 from .layout import layout
 from .render import write_snapshot
 from .viewer import tree_data, viewer_html
@@ -195,11 +195,13 @@ def _draw_frame(tree_dir: Path, frame: dict, tree: Tree, render_opts: dict) -> P
 
 
 def _write_frames_json(tree_dir: Path, tree_name: str, frames: list[dict],
-                       deferred: dict | None = None) -> Path:
+                       deferred: dict | None = None, summary: str = "") -> Path:
     """Write ``frames.json``; *deferred* says how to draw the frames later."""
     data: dict = {"tree": tree_name, "frames": frames}
     if deferred is not None:
         data["deferred"] = deferred
+    if summary:
+        data["summary"] = summary
     path = tree_dir / FRAMES_JSON
     path.write_text(json.dumps(data, indent=1) + "\n")
     return path
@@ -208,7 +210,7 @@ def _write_frames_json(tree_dir: Path, tree_name: str, frames: list[dict],
 def _write_pages(tree_dir: Path, tree_name: str, frames: list[dict],
                  trees: list[Tree]) -> Path:
     """Write a rendered series' ``frames.json`` and ``index.html``."""
-    _write_frames_json(tree_dir, tree_name, frames)
+    _write_frames_json(tree_dir, tree_name, frames, summary=summary(frames, trees))
     path = tree_dir / INDEX
     path.write_text(flipbook_html(tree_name, frames, trees))
     return path
@@ -262,6 +264,35 @@ def _frame_ops(frame: dict) -> list[str]:
     return [op for caption in frame["ops"] for op in caption.split("; ")]
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def summary(frames: list[dict], trees: list[Tree]) -> str:
+    """One line for the index: the operations by kind, the rebalancing
+    seen (when frames are one operation apart), the largest tree."""
+    kinds: dict = {}
+    for frame in frames:
+        for op in _frame_ops(frame):
+            name = describe_op(op).split(" ")[0]
+            if name in OP_NAMES.values():
+                kinds[name] = kinds.get(name, 0) + 1
+    parts = [", ".join(_plural(n, kind) for kind, n in kinds.items())
+             or _plural(len(frames), "frame")]
+    diffs = [diff(a, b) for a, b in zip(trees, trees[1:])]
+    if diffs and all(d.exact or not d.moved for d in diffs):
+        parts.append(_plural(sum(len(d.rotations) for d in diffs), "rotation") + ", "
+                     + _plural(sum(len(d.recoloured) for d in diffs), "recolour"))
+    elif diffs:
+        apart = max(f["last_op"] - f["first_op"] + 1 for f in frames)
+        parts.append(f"frames up to {apart} operations apart" if apart > 1
+                     else "rotations guessed")
+    if trees:
+        parts.append(f"up to {max(t.count for t in trees)} nodes, "
+                     f"height {max(t.height for t in trees)}")
+    return "; ".join(parts)
+
+
 def viewer_frames(frames: list[dict], trees: list[Tree]) -> list[dict]:
     """The viewer's data for each frame: the tree, a short caption from the
     difference with the previous frame, and the changed nodes and links
@@ -310,7 +341,7 @@ td, th { padding: .2em 1em; text-align: left; }
 <body>
 <h1>rbtree-inspector flipbooks</h1>
 <table>
-<tr><th>tree</th><th>frames</th><th>operations</th><th>last caption</th></tr>
+<tr><th>tree</th><th>frames</th><th>what happens</th></tr>
 $rows
 </table>
 </body>
@@ -323,13 +354,13 @@ def write_top_index(outdir: str | Path) -> Path:
     outdir = Path(outdir)
     rows = []
     for data_file in sorted(outdir.glob(f"*/{FRAMES_JSON}")):
-        frames = json.loads(data_file.read_text())["frames"]
+        data = json.loads(data_file.read_text())
+        frames = data["frames"]
         name = data_file.parent.name
         ops = frames[-1]["last_op"] if frames else 0
-        last = frame_caption(frames[-1]) if frames else ""
+        line = data.get("summary") or _plural(ops, "operation")
         rows.append(f'<tr><td><a href="{html.escape(name)}/{INDEX}">{html.escape(name)}</a>'
-                    f"</td><td>{len(frames)}</td><td>{ops}</td>"
-                    f"<td>{html.escape(last)}</td></tr>")
+                    f"</td><td>{len(frames)}</td><td>{html.escape(line)}</td></tr>")
     path = outdir / INDEX
     path.write_text(_TOP.substitute(rows="\n".join(rows)))
     return path

@@ -40,7 +40,8 @@ def test_frames_every_k_operations_plus_the_last(tmp_path):
     assert "overstreet_dup" in (tree_dir / files[0]).read_text()
     assert [f["count"] for f in series.frames] == [3, 7, 7]
     data = json.loads((tree_dir / "frames.json").read_text())
-    assert data == {"tree": "santos", "frames": series.frames}
+    assert data["tree"] == "santos" and data["frames"] == series.frames
+    assert data["summary"].startswith("2 inserts; ")        # "i 5 <dup>", "i 40 & more"
 
 
 def test_every_one_gives_a_frame_per_add_and_force_cuts_early(tmp_path):
@@ -62,7 +63,8 @@ def test_index_lists_every_frame_and_caption(tmp_path):
     assert '<script id="data" type="application/json">{' in page
     assert not re.search(r'(src|href)="(https?:|/)', page)  # only relative references
     top = (tmp_path / "index.html").read_text()
-    assert '<a href="santos/index.html">santos</a></td><td>5</td><td>5</td>' in top
+    assert '<a href="santos/index.html">santos</a></td><td>5</td><td>2 inserts; ' in top
+    assert "corrupt color 30" not in top                # a summary, not the captions
     assert series.close() == tmp_path / "santos" / "index.html"   # idempotent
     with pytest.raises(RuntimeError, match="closed"):
         series.add(tree_of(DUMP_7), "late")
