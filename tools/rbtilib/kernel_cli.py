@@ -9,12 +9,12 @@ time is what ``rbti show`` costs in the TCG guest.
 COMMANDS = ("kernel", "verify")
 PRESET_NAMES = ("cfs", "free_vmap_area", "hrtimer", "inspector", "kernfs",
                 "vmap_area")
-"""The keys of :data:`rbtilib.kernel.PRESETS` (a test keeps them equal)."""
+"""The keys of :data:`rbtilib.kernel.presets.PRESETS` (a test keeps them equal)."""
 
 
 def _run(args, prog=None) -> int:
-    from . import kernel
-    return kernel.run(args, prog)
+    from .kernel import commands
+    return commands.run(args, prog)
 
 
 def _common(p) -> None:

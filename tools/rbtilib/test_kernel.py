@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Tests of the memory walk (kernel.py) over a fake memory: no drgn, no
+"""Tests of the memory walk (rbtilib.kernel) over a fake memory: no drgn, no
 kernel.  Each broken tree here is one the walk must survive and report."""
 
 import struct
@@ -7,20 +7,22 @@ import struct
 import pytest
 
 from rbtilib import checker, kernel
+from rbtilib.kernel import (commands, debuginfo, presets, stable, vmcore,
+                            walk)
 from rbtilib.dump import UNKNOWN, parse_dump
 from rbtilib.testing import CONTRACT_TREES, build_tree, corrupt_tree
 
 # struct fake_entry { struct rb_node rb; s64 key; u64 id; u64 aug;
 #                     struct list_head list; }  (as struct rbti_node)
-ENTRY = kernel.DictType({"key": (24, 8, True), "id": (32, 8, False),
+ENTRY = walk.DictType({"key": (24, 8, True), "id": (32, 8, False),
                          "aug": (40, 8, False)})
 LIST_OFF = 48
-LAYOUT = kernel.Layout(ENTRY, 0)
+LAYOUT = walk.Layout(ENTRY, 0)
 ROOT_SLOT, LEFT_SLOT = 0x1000, 0x1008
 BASE, STRIDE = 0x100000, 0x40
 
 
-class FakeMemory(kernel.Memory):
+class FakeMemory(walk.Memory):
     """Blocks of bytes at addresses; anything else faults."""
 
     def __init__(self) -> None:
@@ -61,11 +63,11 @@ def build(shape: dict, root: int | None, leftmost: int | None = None,
     return mem
 
 
-def spec(**kw) -> kernel.TreeSpec:
+def spec(**kw) -> walk.TreeSpec:
     base = dict(name="fake", layout=LAYOUT, root_slot=ROOT_SLOT,
                 key=lambda e, c: e.key)
     base.update(kw)
-    return kernel.TreeSpec(**base)
+    return walk.TreeSpec(**base)
 
 
 # A valid 5-node tree: 20(B) / 10(B) [5 R, 15 R] , 30(B)
@@ -75,7 +77,11 @@ GOOD = {0: (20, "B", None, 1, 2), 1: (10, "B", 0, 3, 4),
 
 
 def read(mem, sp=None, **kw):
-    return kernel.read_stable(mem, sp or spec(), **kw)
+    """A stable read, whose dump text is the one its Tree formats to and
+    parses back to (to_tree builds the Tree; nothing parses it back)."""
+    res = stable.read_stable(mem, sp or spec(), **kw)
+    assert parse_dump(res.text) == res.tree
+    return res
 
 
 def classes(res) -> list:
@@ -90,7 +96,7 @@ def test_valid_tree_round_trips_and_checks_clean():
     # ids are in-order positions, addresses alongside
     assert [n.id for n in tree.nodes.values()] == [3, 1, 0, 2, 4]
     assert tree.height == 3 and tree.count == 5
-    assert "3 0x100000\n" in kernel.address_table(res)
+    assert "3 0x100000\n" in stable.address_table(res)
     assert res.reads == 2               # two reads that agree
 
 
@@ -98,6 +104,15 @@ def test_real_ids_when_the_tree_has_them():
     res = read(build(GOOD, 0), spec(node_id=lambda e, c: e.id))
     assert list(parse_dump(res.text).nodes) == [1000, 1001, 1003, 1004,
                                                 1002]
+
+
+def test_two_nodes_with_one_real_id_are_refused_as_the_parser_would():
+    """Building the Tree directly keeps the parser's verdict on a dump
+    whose ids repeat (a dict would silently keep one of the two)."""
+    from rbtilib.dump import DumpError
+    with pytest.raises(DumpError, match="line 12: node 7 listed twice"):
+        read(build(GOOD, 0), spec(node_id=lambda e, c: 7 if e.key in (10, 5)
+                                  else e.id))
 
 
 def test_cycle_is_written_as_a_link_and_not_followed():
@@ -141,7 +156,7 @@ def test_depth_is_capped():
     chain[199] = (199, "B", 198, None, None)
     res = read(build(chain, 0))
     assert res.snap.error == "depth"
-    assert len(res.snap.nodes) == kernel.MAX_DEPTH
+    assert len(res.snap.nodes) == walk.MAX_DEPTH
     assert "height" in classes(res)
     assert parse_dump(res.text).error == "depth"
 
@@ -244,7 +259,7 @@ def test_without_confirmation_a_transient_violation_would_show():
 
 def test_one_read_per_node_after_the_first():
     mem = build(GOOD, 0)
-    kernel.read_once(mem, spec(aug=lambda e, c: e.aug))
+    walk.read_once(mem, spec(aug=lambda e, c: e.aug))
     # root slot + 5 nodes, plus the first node's field reads
     assert mem.reads <= 1 + 5 + 2
 
@@ -257,18 +272,18 @@ def test_empty_tree():
 
 def test_compare_trees():
     a = parse_dump(read(build(GOOD, 0)).text)
-    assert kernel.compare_trees(a, a) is None
+    assert commands.compare_trees(a, a) is None
     shape = dict(GOOD)
     shape[2] = (31, "B", 0, None, None)
     b = parse_dump(read(build(shape, 0)).text)
-    assert "node 4" in kernel.compare_trees(a, b)
+    assert "node 4" in commands.compare_trees(a, b)
 
 
 def test_build_id_of_notes():
     note = struct.pack("<III", 4, 4, 3) + b"GNU\0" + b"\x01\x02\x03\x04"
     other = struct.pack("<III", 6, 4, 1) + b"Linux\0\0\0" + b"abcd"
-    assert kernel._build_id_of_notes(other + note) == "01020304"
-    assert kernel._build_id_of_notes(other) is None
+    assert debuginfo._build_id_of_notes(other + note) == "01020304"
+    assert debuginfo._build_id_of_notes(other) is None
 
 
 def test_checker_agrees_on_every_dump_written():
@@ -284,7 +299,7 @@ def test_cli_errors_are_clear(capsys):
     assert rbti.main(["kernel", "--preset", "vmap_area", "--kcore",
                       "/nonexistent/kcore"]) == 2
     assert "CONFIG_PROC_KCORE" in capsys.readouterr().err
-    if kernel.running_build_id("/sys/kernel/notes") is None:
+    if debuginfo.running_build_id("/sys/kernel/notes") is None:
         return
     assert rbti.main(["kernel", "--preset", "vmap_area", "--kcore",
                       "/dev/null", "--vmlinux", "/nonexistent/vmlinux"]) == 2
@@ -293,13 +308,13 @@ def test_cli_errors_are_clear(capsys):
 
 def test_find_vmlinux_by_build_id(tmp_path, monkeypatch):
     """A vmlinux whose build id is not the running kernel's is skipped."""
-    monkeypatch.setattr(kernel, "running_build_id", lambda p: "aabb")
+    monkeypatch.setattr(debuginfo, "running_build_id", lambda p: "aabb")
     monkeypatch.setenv("RBTI_KBUILD", str(tmp_path))
     (tmp_path / "vmlinux").write_bytes(b"\x7fELF\x02" + b"\0" * 59)
     with pytest.raises(kernel.KernelError, match="build id aabb"):
-        kernel.find_vmlinux(None)
-    monkeypatch.setattr(kernel, "build_id_of_elf", lambda p: "aabb")
-    assert kernel.find_vmlinux(None) == str(tmp_path / "vmlinux")
+        debuginfo.find_vmlinux(None)
+    monkeypatch.setattr(debuginfo, "build_id_of_elf", lambda p: "aabb")
+    assert debuginfo.find_vmlinux(None) == str(tmp_path / "vmlinux")
 
 
 def test_misaligned_child_is_not_read():
@@ -343,7 +358,7 @@ def listed_memory(shape: dict, root, order: list, nodes: int | None = None,
     return mem
 
 
-def listed_spec(**kw) -> kernel.TreeSpec:
+def listed_spec(**kw) -> walk.TreeSpec:
     base = dict(root_slot=T_ROOT, node_id=lambda e, c: e.id,
                 list_head=T_ALL, list_off=LIST_OFF, nodes_slot=T_NODES,
                 count_slot=T_NODES)
@@ -396,7 +411,7 @@ def test_a_tree_without_a_list_has_no_nodes_line():
 
 def test_the_list_is_read_with_the_nodes_not_again():
     mem = listed_memory(GOOD, 0, [0, 1, 2, 3, 4])
-    kernel.read_once(mem, listed_spec())
+    walk.read_once(mem, listed_spec())
     # slots (root, count, nodes, list head) + one read per node: the list
     # links come with each node's read, so following the list is free
     assert mem.reads <= 4 + 5 + 4
@@ -432,7 +447,7 @@ def test_a_garbage_count_does_not_make_the_walk_long():
     stops at the first unreadable entry, it does not trust the count."""
     mem = listed_memory(GOOD, 0, [0, 1, 2, 3, 4], 1 << 40,
                         nexts={4: 0xdead0000})
-    snap = kernel.read_once(mem, listed_spec())
+    snap = walk.read_once(mem, listed_spec())
     assert "unreadable" in snap.list_problem and len(snap.listed) == 5
 
 
@@ -528,7 +543,7 @@ def test_every_corrupt_command_reads_as_the_module_dumps_it(info):
         mem, sp = _module_memory(want)
         res = read(mem, sp)
         got = parse_dump(res.text)
-        assert kernel.compare_trees(want, got) is None, command
+        assert commands.compare_trees(want, got) is None, command
         first = checker.first_violation(want)
         have = res.violations[0] if res.violations else None
         assert (have and (have.cls, have.node)) == \
@@ -556,9 +571,9 @@ def _qemu_core(tmp_path, with_note: bool = True):
     ehdr = (b"\x7fELF\x02\x01\x01" + b"\0" * 9 +
             struct.pack("<HHIQQQIHHHHHH", 4, 62, 1, 0, phoff, 0, 0, 64, 56,
                         2, 0, 0, 0))
-    phdrs = kernel._PHDR.pack(kernel.PT_NOTE, 0, 0x40 + 2 * 56, 0, 0,
+    phdrs = vmcore._PHDR.pack(vmcore.PT_NOTE, 0, 0x40 + 2 * 56, 0, 0,
                               len(qnote), len(qnote), 0) + \
-        kernel._PHDR.pack(kernel.PT_LOAD, 0, ram_off, 0, 0, len(ram),
+        vmcore._PHDR.pack(vmcore.PT_LOAD, 0, ram_off, 0, 0, len(ram),
                           len(ram), 0)
     path = tmp_path / "guest.core"
     path.write_bytes(ehdr + phdrs + qnote + bytes(ram))
@@ -569,23 +584,23 @@ def test_a_qemu_core_gets_the_kernels_vmcoreinfo_note(tmp_path):
     path, where, desc = _qemu_core(tmp_path)
     before = open(path, "rb").read()
     size = len(before)
-    assert not kernel.core_has_vmcoreinfo(path)
-    assert kernel.add_vmcoreinfo(path) == where
-    assert kernel.core_has_vmcoreinfo(path)
+    assert not vmcore.core_has_vmcoreinfo(path)
+    assert vmcore.add_vmcoreinfo(path) == where
+    assert vmcore.core_has_vmcoreinfo(path)
     data = open(path, "rb").read()
     # nothing moved: only e_phoff and e_phnum changed before the end
     assert data[0x40:size] == before[0x40:] and data[:0x20] == before[:0x20]
     with open(path, "rb") as f:
-        _, phdrs = kernel._elf_phdrs(f)
-    assert [p[0] for p in phdrs[:2]] == [kernel.PT_NOTE, kernel.PT_LOAD]
+        _, phdrs = vmcore._elf_phdrs(f)
+    assert [p[0] for p in phdrs[:2]] == [vmcore.PT_NOTE, vmcore.PT_LOAD]
     note = phdrs[2]
-    assert note[0] == kernel.PT_NOTE and note[2] >= size
-    assert list(kernel._notes(data[note[2]:note[2] + note[5]])) == \
+    assert note[0] == vmcore.PT_NOTE and note[2] >= size
+    assert list(vmcore._notes(data[note[2]:note[2] + note[5]])) == \
         [(b"VMCOREINFO", desc)]
     # the kernel image's virtual view from _stext: virtual -
     # __START_KERNEL_map + phys_base = 16 MiB + 16 MiB, to the end of RAM
     image = phdrs[3]
-    assert image[0] == kernel.PT_LOAD and image[3] == 0xffffffff81000000
+    assert image[0] == vmcore.PT_LOAD and image[3] == 0xffffffff81000000
     assert image[4] == 32 << 20 and image[5] == 16 << 20
     assert image[2] == phdrs[1][2] + (32 << 20)
 
@@ -593,9 +608,9 @@ def test_a_qemu_core_gets_the_kernels_vmcoreinfo_note(tmp_path):
 def test_a_core_without_the_note_anywhere_is_a_clear_error(tmp_path):
     path, _, _ = _qemu_core(tmp_path, with_note=False)
     with pytest.raises(kernel.KernelError, match="no VMCOREINFO note"):
-        kernel.add_vmcoreinfo(path)
+        vmcore.add_vmcoreinfo(path)
 
 
 def test_cli_preset_names_are_the_presets():
     from rbtilib import kernel_cli
-    assert sorted(kernel_cli.PRESET_NAMES) == sorted(kernel.PRESETS)
+    assert sorted(kernel_cli.PRESET_NAMES) == sorted(presets.PRESETS)

@@ -140,8 +140,8 @@ def test_rbti_runs_without_site_and_kernel_still_finds_drgn():
     code = ("import sys\n"
             f"sys.path.insert(0, {os.path.abspath(tools)!r})\n"
             "assert 'site' not in sys.modules\n"
-            "from rbtilib import kernel\n"
-            "print(kernel._drgn().__name__)\n")
+            "from rbtilib.kernel import debuginfo\n"
+            "print(debuginfo._drgn().__name__)\n")
     out = subprocess.run([sys.executable, "-S", "-c", code],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr

@@ -1,0 +1,256 @@
+# SPDX-License-Identifier: GPL-2.0
+"""drgn: its memory and types, and the debug info it loads."""
+
+import os
+import struct
+import sys
+
+from . import Fault, KernelError
+from .vmcore import add_vmcoreinfo, core_has_vmcoreinfo
+from .walk import PTR, Memory, TypeInfo
+
+
+def _drgn():
+    if sys.flags.no_site and "drgn" not in sys.modules:
+        # rbti runs as ``python3 -S`` (its start-up in the debug guest
+        # skips the .pth files of unrelated packages); drgn lives in
+        # dist-packages, which only the site module puts on sys.path.
+        import site
+        site.main()
+    try:
+        import drgn
+    except ImportError:
+        raise KernelError("drgn is not installed (Debian: python3-drgn)") \
+            from None
+    return drgn
+
+
+class DrgnMemory(Memory):
+    """Memory of a drgn Program; FaultError becomes Fault."""
+
+    def __init__(self, prog) -> None:
+        self.prog = prog
+        self.fault = _drgn().FaultError
+
+    def read(self, addr: int, size: int) -> bytes:
+        try:
+            return self.prog.read(addr, size)
+        except (self.fault, ValueError, OverflowError):
+            raise Fault(addr) from None
+
+
+def unalias(type_):
+    """*type_* without typedefs and qualifiers."""
+    kinds = _drgn().TypeKind
+    type_ = type_.unqualified()
+    while type_.kind == kinds.TYPEDEF:
+        type_ = type_.type.unqualified()
+    return type_
+
+
+class DrgnType(TypeInfo):
+    """TypeInfo of a drgn Type."""
+
+    def __init__(self, type_) -> None:
+        self.type = unalias(type_)
+        self.cache: dict = {}
+
+    def member(self, name: str) -> tuple:
+        if name in self.cache:
+            return self.cache[name]
+        kinds = _drgn().TypeKind
+        try:
+            member = self.type.member(name)
+        except (LookupError, ValueError, TypeError):
+            raise AttributeError(f"{self.type.type_name()} has no member "
+                                 f"{name!r}") from None
+        off = member.bit_offset // 8
+        mtype = unalias(member.type)
+        if mtype.kind in (kinds.STRUCT, kinds.UNION):
+            value = (off, 0, False, DrgnType(mtype))
+        else:
+            signed = False
+            if mtype.kind == kinds.INT:
+                signed = mtype.is_signed
+            elif mtype.kind == kinds.ENUM and mtype.type is not None:
+                signed = mtype.type.is_signed
+            value = (off, mtype.size or PTR, signed, None)
+        self.cache[name] = value
+        return value
+
+
+def _build_id_of_notes(data: bytes) -> str | None:
+    """The GNU build id in a run of ELF notes."""
+    pos = 0
+    while pos + 12 <= len(data):
+        namesz, descsz, ntype = struct.unpack_from("<III", data, pos)
+        name_end = pos + 12 + ((namesz + 3) & ~3)
+        desc = data[name_end:name_end + descsz]
+        if ntype == 3 and data[pos + 12:pos + 12 + namesz].rstrip(b"\0") \
+                == b"GNU":
+            return desc.hex()
+        pos = name_end + ((descsz + 3) & ~3)
+    return None
+
+
+def build_id_of_elf(path: str) -> str | None:
+    """The GNU build id of an ELF64 file (from its SHT_NOTE sections)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+            if head[:4] != b"\x7fELF" or head[4] != 2:
+                return None
+            shoff, = struct.unpack_from("<Q", head, 0x28)
+            shentsize, shnum = struct.unpack_from("<HH", head, 0x3a)
+            f.seek(shoff)
+            table = f.read(shentsize * shnum)
+            for i in range(shnum):
+                sh = table[i * shentsize:(i + 1) * shentsize]
+                stype, = struct.unpack_from("<I", sh, 4)
+                off, size = struct.unpack_from("<QQ", sh, 0x18)
+                if stype == 7 and size < 1 << 16:
+                    f.seek(off)
+                    found = _build_id_of_notes(f.read(size))
+                    if found:
+                        return found
+    except (OSError, struct.error):
+        return None
+    return None
+
+
+def running_build_id(notes: str) -> str | None:
+    """The build id in a sysfs notes file, or None if absent."""
+    try:
+        with open(notes, "rb") as f:
+            return _build_id_of_notes(f.read())
+    except OSError:
+        return None
+
+
+def find_vmlinux(explicit: str | None) -> str:
+    """The vmlinux of the running kernel; KernelError naming what is
+    missing."""
+    want = running_build_id("/sys/kernel/notes")
+    release = os.uname().release
+    places = [explicit] if explicit else [
+        os.path.join(os.environ[v], "vmlinux")
+        for v in ("RBTI_KBUILD",) if os.environ.get(v)] + [
+        f"/usr/lib/debug/boot/vmlinux-{release}",
+        f"/lib/modules/{release}/build/vmlinux", f"/boot/vmlinux-{release}"]
+    for path in places:
+        if os.path.exists(path):
+            have = build_id_of_elf(path)
+            if explicit or want is None or have == want:
+                return path
+    raise KernelError(
+        f"no vmlinux for the running kernel (build id {want or 'unknown'}); "
+        f"looked in {', '.join(places)}; set RBTI_KBUILD or pass --vmlinux")
+
+
+def find_module_ko(name: str, dirs: list) -> str | None:
+    """The .ko of loaded module *name* whose build id matches, if any."""
+    want = running_build_id(f"/sys/module/{name}/notes/.note.gnu.build-id")
+    if want is None:
+        return None
+    for d in dirs:
+        for root, _, files in os.walk(d):
+            for fname in files:
+                if fname == f"{name}.ko":
+                    path = os.path.join(root, fname)
+                    if build_id_of_elf(path) == want:
+                        return path
+    raise KernelError(f"module {name} is loaded (build id {want}) but no "
+                      f"{name}.ko with that build id under "
+                      f"{', '.join(dirs) or '(nowhere: set RBTI_KMOD)'}")
+
+
+def _fstype(path: str) -> str:
+    """The type of the filesystem holding *path* (from /proc/mounts)."""
+    best, kind = "", ""
+    path = os.path.realpath(path)
+    try:
+        with open("/proc/mounts") as f:
+            for line in f:
+                fields = line.split()
+                mnt = fields[1]
+                if (path == mnt or path.startswith(mnt.rstrip("/") + "/")) \
+                        and len(mnt) >= len(best):
+                    best, kind = mnt, fields[2]
+    except OSError:
+        pass
+    return kind
+
+
+def local_copy(path: str) -> str:
+    """*path*, or a copy under $TMPDIR if it is on 9p: drgn reads debug
+    info through mmap, and page faults over 9p made loading vmlinux take
+    121 s in the debug guest (copy 20 s + load from tmpfs 11 s)."""
+    if _fstype(path) != "9p":
+        return path
+    tmp = os.environ.get("TMPDIR", "/tmp")
+    if _fstype(tmp) == "9p":
+        return path
+    st = os.stat(path)
+    key = build_id_of_elf(path) or f"{st.st_size}-{int(st.st_mtime)}"
+    dest = os.path.join(tmp, "rbti-debuginfo", key, os.path.basename(path))
+    if not os.path.exists(dest) or os.path.getsize(dest) != st.st_size:
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        part = dest + ".part"
+        with open(path, "rb") as src, open(part, "wb") as out:
+            while True:
+                chunk = src.read(1 << 20)
+                if not chunk:
+                    break
+                out.write(chunk)
+        os.replace(part, dest)
+    return dest
+
+
+def open_program(args):
+    """A drgn Program over /proc/kcore (or --core) with debug info."""
+    drgn = _drgn()
+    core = args.core or args.kcore
+    if not os.path.exists(core):
+        if args.core:
+            raise KernelError(f"{args.core}: no such core dump")
+        raise KernelError(f"{args.kcore} does not exist: the kernel was "
+                          "built without CONFIG_PROC_KCORE (or /proc is "
+                          "not mounted)")
+    if args.core:
+        if not args.vmlinux:
+            raise KernelError("--core needs --vmlinux (the dump's kernel)")
+        files = [args.vmlinux]
+    else:
+        files = [find_vmlinux(args.vmlinux)]
+        dirs = [d for d in (os.environ.get("RBTI_KMOD"),) if d]
+        ko = find_module_ko("rbtree_inspector", dirs)
+        if ko:
+            files.append(ko)
+    files += args.debug_info or []
+    for path in files:
+        if not os.path.exists(path):
+            raise KernelError(f"{path}: no such debug info file")
+    files = [local_copy(path) for path in files]
+    if args.core and not core_has_vmcoreinfo(args.core):
+        where = add_vmcoreinfo(args.core)
+        print(f"rbti {args.command}: {args.core} had no VMCOREINFO note "
+              "(a QEMU dump of a guest without CONFIG_FW_CFG_SYSFS); added "
+              f"the kernel's own, found at file offset {where:#x}",
+              file=sys.stderr)
+    prog = drgn.Program()
+    try:
+        if core == "/proc/kcore":
+            prog.set_kernel()
+        else:
+            prog.set_core_dump(core)
+    except (OSError, ValueError) as e:
+        raise KernelError(f"{core}: {e}") from None
+    try:
+        prog.load_debug_info(files)
+    except drgn.MissingDebugInfoError as e:
+        # Missing info for modules we do not read is fine.
+        if "vmlinux" in str(e) and "kernel" in str(e).lower():
+            raise KernelError(f"no debug info for the kernel: {e}") from None
+    return prog
+
+

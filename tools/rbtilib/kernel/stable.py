@@ -1,0 +1,217 @@
+# SPDX-License-Identifier: GPL-2.0
+"""A stable read of a tree: numbered, written as a dump and checked.
+
+Node ids: the inspector's own trees keep their real ids; any other tree's
+nodes are numbered 0, 1, ... in order (so equal keys never look out of
+insertion order), with the addresses in a side table (``--addresses``).
+
+A snapshot is only used when two consecutive reads agree; a violation is
+only reported when a second stable snapshot shows it again.  Otherwise
+the answer is :class:`~rbtilib.kernel.Changed`.
+"""
+
+import time
+from dataclasses import dataclass
+
+from .. import checker
+from ..dump import UNKNOWN, DumpError, Node, Ref, Tree, format_dump
+from . import Changed
+from .walk import MAX_DEPTH, RB_BLACK, Memory, Snapshot, TreeSpec, read_once
+
+
+def _inorder(snap: Snapshot) -> list:
+    """Addresses of the read nodes in order (first-reach structure)."""
+    out, stack, addr = [], [], snap.root if snap.root in snap.nodes else 0
+    def read(a: int) -> int:
+        return a if a in snap.nodes else 0
+    while stack or addr:
+        while addr:
+            stack.append(addr)
+            addr = read(snap.edges[addr][0])
+        addr = stack.pop()
+        out.append(addr)
+        addr = read(snap.edges[addr][1])
+    return out
+
+
+def number(snap: Snapshot) -> dict:
+    """Address -> node id: real ids if the tree has them, else in order;
+    unread link targets and lost nodes get ids after those.  A tree with
+    real ids gives none to an address that is no node of its dump: a link
+    to it is written ``?``, as the module writes it."""
+    ids: dict = {}
+    lost = snap.lost if snap.has_list() else {}
+    if snap.spec.node_id is not None:
+        ids = {a: r.id for a, r in snap.nodes.items()}
+        ids.update((a, r.id) for a, r in lost.items())
+        return ids
+    for addr in _inorder(snap):
+        ids[addr] = len(ids)
+    for addr in lost:
+        ids[addr] = len(ids)
+    nxt = max(ids.values(), default=-1) + 1
+    for addr in snap.unread:
+        if addr not in ids:
+            ids[addr] = nxt
+            nxt += 1
+    return ids
+
+
+def _recompute(snap: Snapshot) -> dict:
+    """Address -> the augmented value recomputed by the rule (postorder)."""
+    rule, out = snap.spec.aug_rule, {}
+    for addr in reversed(list(snap.nodes)):     # children before parents
+        raw = snap.nodes[addr]
+        kids = [out[c] for c in snap.edges[addr] if c in out]
+        if rule == "size":
+            out[addr] = 1 + sum(kids)
+        elif rule == "sum":
+            out[addr] = raw.own + sum(kids)
+        else:
+            out[addr] = max([raw.own] + kids)
+    return out
+
+
+def extra_violations(snap: Snapshot, ids: dict) -> list:
+    """What the dump cannot carry: faults, a cache pointing at no node,
+    and an augmented value other than ``size`` against its rule."""
+    out = []
+    if snap.list_problem:
+        out.append(checker.Violation(
+            "unreachable", None, f"the tree's node list cannot be "
+            f"trusted: {snap.list_problem}"))
+    for addr, why in snap.unread.items():
+        if why.startswith("unreadable"):
+            out.append(checker.Violation(
+                "parent", ids.get(addr),
+                f"node at {addr:#x} is linked but {why}"))
+    for cls, cached in (("leftmost", snap.leftmost),
+                        ("rightmost", snap.rightmost)):
+        if cached and cached not in ids:
+            out.append(checker.Violation(
+                cls, None, f"cached {cls} {cached:#x} is no node of the "
+                "tree"))
+    if snap.spec.aug_rule and "augmented" not in snap.spec.flags:
+        want = _recompute(snap)
+        for addr in reversed(list(snap.nodes)):
+            if snap.nodes[addr].aug != want[addr]:
+                out.append(checker.Violation(
+                    "augment", ids[addr],
+                    f"{snap.spec.aug_name} is {snap.nodes[addr].aug}, "
+                    f"{snap.spec.aug_rule} over its subtree is "
+                    f"{want[addr]}"))
+    return out
+
+
+def _height(snap: Snapshot) -> int:
+    """As rbti_height(): one more than the cap if the walk went deeper."""
+    if snap.error == "depth":
+        return MAX_DEPTH + 1
+    return max(snap.depth.values(), default=0)
+
+
+def to_tree(snap: Snapshot, ids: dict) -> Tree:
+    """The :class:`~rbtilib.dump.Tree` of *snap* (kmod/DEBUGFS.md, and its
+    section "Dumps read from kernel memory"): ``nodes`` and ``lost`` lines
+    only if the tree's node list was read and can be trusted.  A
+    :class:`~rbtilib.dump.DumpError` if two nodes carry one id, as the
+    parser says of such a dump."""
+    spec = snap.spec
+
+    def ref(addr: int | None) -> Ref:
+        return None if not addr else ids.get(addr, UNKNOWN)
+
+    def cache(addr: int | None) -> Ref:
+        # A cache pointing at no node (of the dump) cannot be written,
+        # since the parser takes no '?' there: '-' (and
+        # extra_violations() reports it).
+        return ids.get(addr)
+
+    listed = snap.has_list()
+    tree = Tree(
+        name=spec.name, api=spec.api, flags=spec.flags,
+        count=snap.count if snap.count is not None else len(snap.nodes),
+        root=ref(snap.root), leftmost=cache(snap.leftmost),
+        rightmost=cache(snap.rightmost), height=_height(snap),
+        aug=spec.aug_name, nodes={}, error=snap.error,
+        allocated=((snap.allocated if snap.allocated is not None
+                    else len(snap.listed)) if listed else None))
+    lineno = 9 + listed                 # the header's last line
+    parts = [(tree.nodes, snap.nodes.values())]
+    if listed:
+        parts.append((tree.lost, snap.lost.values()))
+    for into, raws in parts:
+        lineno += into is tree.lost and snap.error is not None
+        for raw in raws:
+            nid, lineno = ids[raw.addr], lineno + 1
+            if nid in tree.nodes or nid in tree.lost:
+                raise DumpError(lineno, f"node {nid} listed twice")
+            into[nid] = Node(nid, raw.key, "B" if raw.pc & RB_BLACK else "R",
+                             ref(raw.pc & ~3), ref(raw.left),
+                             ref(raw.right), raw.aug)
+    return tree
+
+
+def to_dump(snap: Snapshot, ids: dict) -> str:
+    """The dump text of *snap* (:func:`to_tree`, formatted)."""
+    return format_dump(to_tree(snap, ids))
+
+
+@dataclass
+class Result:
+    """A stable read and its verdict."""
+
+    snap: Snapshot
+    ids: dict
+    tree: Tree
+    text: str
+    violations: list
+    reads: int
+    seconds: dict
+
+
+def _violations(snap: Snapshot, ids: dict, tree: Tree) -> list:
+    return checker.check(tree) + extra_violations(snap, ids)
+
+
+def read_stable(mem: Memory, spec: TreeSpec, attempts: int = 8,
+                confirm: bool = True, max_nodes: int = 1 << 20) -> Result:
+    """Read until two consecutive reads agree; check; if that shows a
+    violation, take another stable read and report only what both show.
+    Raises :class:`Changed` after *attempts* reads without that."""
+    times = {"read": 0.0, "check": 0.0, "format": 0.0}
+    reads, prev, first = 0, None, None
+    bound = max_nodes
+    while reads < attempts:
+        t0 = time.monotonic()
+        snap = read_once(mem, spec, bound)
+        # A read torn by a change can wander into freed memory: bound the
+        # next read by this one's size, so garbage cannot make it huge.
+        bound = min(max_nodes, 2 * len(snap.nodes) + 1024)
+        times["read"] += time.monotonic() - t0
+        reads += 1
+        if prev is None or snap.key() != prev.key():
+            prev = snap
+            continue
+        t0 = time.monotonic()
+        ids = number(snap)
+        tree = to_tree(snap, ids)
+        text = format_dump(tree)
+        times["format"] += time.monotonic() - t0
+        t0 = time.monotonic()
+        found = _violations(snap, ids, tree)
+        times["check"] += time.monotonic() - t0
+        verdict = [(v.cls, v.message) for v in found]
+        if not found or not confirm or (first is not None and
+                                        first == verdict):
+            return Result(snap, ids, tree, text, found, reads, times)
+        first, prev = verdict, None     # confirm on a fresh pair of reads
+    raise Changed(f"{spec.name}: changed while reading ({reads} reads, "
+                  "no two consecutive ones agreed)")
+
+
+def address_table(res: Result) -> str:
+    """``ID ADDRESS`` lines: node id to rb_node address."""
+    rows = sorted((nid, addr) for addr, nid in res.ids.items())
+    return "".join(f"{nid} {addr:#x}\n" for nid, addr in rows)
+

@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: GPL-2.0
+"""A QEMU ``dump-guest-memory`` ELF made readable by drgn."""
+
+import os
+import struct
+
+from . import KernelError
+
+VMCOREINFO_NAME = b"VMCOREINFO"
+_PHDR = struct.Struct("<IIQQQQQQ")
+PT_LOAD, PT_NOTE = 1, 4
+
+
+def _elf_phdrs(f) -> tuple:
+    """(e_phoff, [phdr tuples]) of the ELF64 little-endian file *f*."""
+    f.seek(0)
+    head = f.read(64)
+    if head[:4] != b"\x7fELF" or head[4] != 2 or head[5] != 1:
+        raise KernelError("not an ELF64 little-endian core dump")
+    phoff, = struct.unpack_from("<Q", head, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", head, 0x36)
+    if phentsize != _PHDR.size:
+        raise KernelError(f"ELF program header size {phentsize}")
+    f.seek(phoff)
+    table = f.read(phentsize * phnum)
+    return phoff, [_PHDR.unpack_from(table, i * phentsize)
+                   for i in range(phnum)]
+
+
+def _notes(data: bytes):
+    """(name, desc) of each ELF note in *data*."""
+    pos = 0
+    while pos + 12 <= len(data):
+        namesz, descsz, _ = struct.unpack_from("<III", data, pos)
+        name_end = pos + 12 + ((namesz + 3) & ~3)
+        yield (data[pos + 12:pos + 12 + namesz].rstrip(b"\0"),
+               data[name_end:name_end + descsz])
+        pos = name_end + ((descsz + 3) & ~3)
+
+
+def core_has_vmcoreinfo(path: str) -> bool:
+    """True if the ELF core *path* carries a VMCOREINFO note (what drgn
+    needs to treat it as a kernel's memory)."""
+    with open(path, "rb") as f:
+        _, phdrs = _elf_phdrs(f)
+        for p_type, _, off, _, _, filesz, _, _ in phdrs:
+            if p_type == PT_NOTE and filesz < 1 << 24:
+                f.seek(off)
+                if any(name == VMCOREINFO_NAME
+                       for name, _ in _notes(f.read(filesz))):
+                    return True
+    return False
+
+
+START_KERNEL_MAP = 0xffffffff80000000
+IMAGE_VIEW = 256 << 20
+"""x86-64 maps the kernel image at __START_KERNEL_map + (physical address
+- phys_base); the view added covers this much from _stext, and stops
+where the modules start (KERNEL_IMAGE_SIZE after __START_KERNEL_map:
+512 MiB, or 1 GiB with KASLR), whose memory it must not shadow."""
+
+
+def _image_segments(phdrs: list, phys_base: int, stext: int,
+                    kaslr: bool) -> list:
+    """PT_LOAD headers giving the kernel image's virtual addresses to the
+    physical memory of *phdrs* (the same file bytes, a second view)."""
+    vlo = stext & ~((2 << 20) - 1)
+    vhi = min(vlo + IMAGE_VIEW, START_KERNEL_MAP + ((1 << 30) if kaslr
+                                                    else (512 << 20)))
+    plo, phi = (v - START_KERNEL_MAP + phys_base for v in (vlo, vhi))
+    out = []
+    for p_type, flags, off, _, paddr, filesz, memsz, align in phdrs:
+        lo, hi = max(paddr, plo), min(paddr + filesz, phi)
+        if p_type == PT_LOAD and lo < hi:
+            out.append((PT_LOAD, flags, off + lo - paddr,
+                        START_KERNEL_MAP + lo - phys_base, lo, hi - lo,
+                        hi - lo, align))
+    return out
+
+
+def add_vmcoreinfo(path: str) -> int:
+    """Make a QEMU ``dump-guest-memory`` ELF (paging off) readable by drgn
+    as the kernel's memory.
+
+    QEMU's ``dump-guest-memory`` writes the kernel's VMCOREINFO note only
+    if the guest published it through the vmcoreinfo device, which needs
+    CONFIG_FW_CFG_SYSFS (not in our guest configs).  The kernel keeps the
+    note in memory anyway (crash_core.c, vmcoreinfo_note: "VMCOREINFO",
+    then "OSRELEASE=..."), so it is found in the PT_LOAD data and appended
+    to the file as one more PT_NOTE segment; the program header table is
+    rewritten at the end of the file (e_phoff moves), no byte of memory
+    moves.
+
+    Such a dump's PT_LOAD segments carry physical addresses only (p_vaddr
+    is p_paddr), and drgn 0.0.22 reads the page tables from
+    ``swapper_pg_dir``, a virtual address in the kernel image, so it could
+    not translate anything ("recursive address translation").  The note
+    gives ``phys_base``, so the image's virtual view of the same bytes is
+    added too (x86-64: __START_KERNEL_map + physical - phys_base).
+    Returns the file offset where the note was found."""
+    import mmap
+    marker = VMCOREINFO_NAME + b"\0\0OSRELEASE="
+    with open(path, "r+b") as f:
+        phoff, phdrs = _elf_phdrs(f)
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            found, pos = None, m.find(marker)
+            while pos >= 12 and found is None:
+                namesz, descsz, ntype = struct.unpack_from("<III", m,
+                                                           pos - 12)
+                desc = m[pos + 12:pos + 12 + descsz]
+                if namesz == len(VMCOREINFO_NAME) + 1 and ntype == 0 and \
+                        descsz < 1 << 16 and b"SYMBOL(swapper_pg_dir)=" \
+                        in desc:
+                    found = pos - 12
+                    note = bytes(m[found:pos + 12 + ((descsz + 3) & ~3)])
+                else:
+                    pos = m.find(marker, pos + 1)
+        if found is None:
+            raise KernelError(f"{path}: no VMCOREINFO note in its memory "
+                              "(not a Linux guest, or a kernel without "
+                              "CONFIG_CRASH_CORE)")
+        info = dict(line.split("=", 1) for line in note[24:].decode(
+            "ascii", "replace").split("\n") if "=" in line)
+        phys_base = int(info.get("NUMBER(phys_base)", "0"), 10)
+        new = [(PT_NOTE, 0, 0, 0, 0, len(note), 0, 4)]
+        if "SYMBOL(_stext)" in info and not any(
+                ph[0] == PT_LOAD and ph[3] >= START_KERNEL_MAP
+                for ph in phdrs):
+            new += _image_segments(
+                phys_base=phys_base, phdrs=phdrs,
+                stext=int(info["SYMBOL(_stext)"], 16),
+                kaslr=int(info.get("KERNELOFFSET", "0"), 16) != 0)
+        end = f.seek(0, os.SEEK_END)
+        end += -end % 8
+        new[0] = (PT_NOTE, 0, end, 0, 0, len(note), 0, 4)
+        f.seek(end)
+        f.write(note + b"\0" * (-len(note) % 8))
+        table = end + len(note) + (-len(note) % 8)
+        for ph in phdrs + new:
+            f.write(_PHDR.pack(*ph))
+        f.seek(0x20)
+        f.write(struct.pack("<Q", table))
+        f.seek(0x38)
+        f.write(struct.pack("<H", len(phdrs) + len(new)))
+    return found
+
+

@@ -1,0 +1,333 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Read a red-black tree out of memory, once, without trusting it.
+
+The walk never trusts the tree (it is read while the kernel changes it, and
+it may be corrupt): it follows child pointers only, every read goes through
+:class:`Memory`, which turns an unreadable address into
+:class:`~rbtilib.kernel.Fault`, a node reached twice is written as a link
+and not followed, and the depth is capped at 128 like the module's walk.
+
+A tree that keeps every node it allocated on a list (the inspector's
+``rbti_tree.all``, counted by ``rbti_tree.nodes``) is read with that list
+too, as the module's own dump does: the header gets ``nodes N`` (the
+module's count) and every listed node the walk did not reach gets a
+``lost`` line, so the checker reports ``unreachable`` with the module's
+node.  The list is not trusted either: it is followed for at most N
+entries, a loop in it, a misaligned or unreadable link, a length other
+than N or a reached node missing from it is reported (class
+``unreachable``) and the dump then has no ``nodes``/``lost`` lines.
+Other kernel trees have no such list: their dumps have no ``nodes`` line
+(kmod/DEBUGFS.md, "Dumps read from kernel memory").
+"""
+
+import struct
+from dataclasses import dataclass, field
+from typing import Callable
+
+from . import Fault
+
+MAX_DEPTH = 128
+"""Deepest level walked, as RBTI_MAX_DEPTH in kmod/inspector.h."""
+
+PTR = 8
+RB_BLACK = 1
+
+
+class Memory:
+    """Reads of (possibly unmapped) kernel memory; subclasses define read."""
+
+    def read(self, addr: int, size: int) -> bytes:
+        raise NotImplementedError
+
+    def ptr(self, addr: int) -> int:
+        return struct.unpack("<Q", self.read(addr, PTR))[0]
+
+    def int(self, addr: int, size: int, signed: bool) -> int:
+        return int.from_bytes(self.read(addr, size), "little", signed=signed)
+
+
+# --- the entry's fields, read at most once per node ---------------------
+
+class TypeInfo:
+    """Layout of a C type: ``member(name)`` -> (offset, size, signed, sub)
+    where *sub* is the member's TypeInfo if it is a struct or union."""
+
+    def member(self, name: str) -> tuple:
+        raise NotImplementedError
+
+
+class DictType(TypeInfo):
+    """A TypeInfo from a dict name -> (offset, size, signed[, sub])."""
+
+    def __init__(self, members: dict) -> None:
+        self.members = members
+
+    def member(self, name: str) -> tuple:
+        try:
+            value = self.members[name]
+        except KeyError:
+            raise AttributeError(name) from None
+        return value if len(value) == 4 else (*value, None)
+
+
+class _Window:
+    """The bytes of one entry read so far: [base + lo, base + hi)."""
+
+    __slots__ = ("mem", "base", "lo", "buf", "used")
+
+    def __init__(self, mem: Memory, base: int, lo: int, hi: int) -> None:
+        self.mem, self.base, self.lo, self.used = mem, base, lo, []
+        try:
+            self.buf = mem.read(base + lo, hi - lo) if hi > lo else b""
+        except Fault:
+            self.buf = b""      # fall back to one read per field
+
+    def int(self, off: int, size: int, signed: bool) -> int:
+        self.used.append((off, off + size))
+        start = off - self.lo
+        if 0 <= start and start + size <= len(self.buf):
+            return int.from_bytes(self.buf[start:start + size], "little",
+                                  signed=signed)
+        return self.mem.int(self.base + off, size, signed)
+
+
+class Entry:
+    """An entry seen through its fields: ``e.va_start`` is an int."""
+
+    __slots__ = ("_win", "_off", "_type")
+
+    def __init__(self, win: _Window, off: int, info: TypeInfo) -> None:
+        self._win, self._off, self._type = win, off, info
+
+    def __getattr__(self, name: str):
+        off, size, signed, sub = self._type.member(name)
+        if sub is not None:
+            return Entry(self._win, self._off + off, sub)
+        return self._win.int(self._off + off, size, signed)
+
+
+def s64(value: int) -> int:
+    """*value* as a signed 64-bit integer (C's (s64) cast)."""
+    value &= (1 << 64) - 1
+    return value - (1 << 64) if value >> 63 else value
+
+
+def u64(value: int) -> int:
+    """*value* as an unsigned 64-bit integer (C's (u64) cast)."""
+    return value & ((1 << 64) - 1)
+
+
+# --- what to read --------------------------------------------------------
+
+@dataclass
+class Layout:
+    """Where the rb_node is in an entry and what its fields are."""
+
+    entry: TypeInfo
+    node_off: int               # offsetof(entry, rb_node member)
+    parent_off: int = 0         # offsets inside struct rb_node
+    right_off: int = 8
+    left_off: int = 16
+
+
+@dataclass
+class TreeSpec:
+    """One tree to read.  Slots are addresses of pointers in memory."""
+
+    name: str
+    layout: Layout
+    root_slot: int                          # &root->rb_node
+    key: Callable                           # (entry, ctx) -> int
+    api: str = "kernel"
+    flags: frozenset = frozenset({"unique"})
+    leftmost_slot: int | None = None        # &rb_root_cached.rb_leftmost
+    rightmost_slot: int | None = None
+    count_slot: int | None = None           # cached count (unsigned long)
+    node_id: Callable | None = None         # (entry, ctx) -> id
+    aug_name: str | None = None
+    aug: Callable | None = None             # (entry, ctx) -> stored value
+    aug_rule: str | None = None             # 'size' | 'max' | 'sum'
+    aug_value: Callable | None = None       # (entry, ctx) -> own value
+    context: Callable | None = None         # () -> ctx, read per snapshot
+    # The list of every node allocated for the tree, if it keeps one
+    # (kmod/inspector.h: rbti_tree.all, rbti_node.list, rbti_tree.nodes):
+    list_head: int | None = None            # &the struct list_head head
+    list_off: int = 0                       # offsetof(entry, its list_head)
+    nodes_slot: int | None = None           # &the list's length (ulong)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Raw:
+    """One node as read: its rb_node words and the entry's values."""
+
+    addr: int                   # address of the rb_node
+    pc: int
+    left: int
+    right: int
+    key: int
+    aug: int | None
+    id: int | None
+    own: int | None             # aug_value, for the recomputation
+    next: int | None = None     # the entry's list_head.next, if listed
+
+
+@dataclass
+class Snapshot:
+    """One read of a tree."""
+
+    spec: TreeSpec
+    root: int
+    leftmost: int | None
+    rightmost: int | None
+    count: int | None
+    nodes: dict                 # rb_node address -> Raw, preorder
+    edges: dict                 # address -> (left, right) first-reach
+    depth: dict                 # address -> depth (1 = root)
+    unread: dict                # address -> why (fault, depth, size)
+    listed: list | None = None  # allocated nodes (list order), if known
+    lost: dict = field(default_factory=dict)    # listed, not reached
+    error: str | None = None
+    allocated: int | None = None    # the list's length as the tree says
+    list_problem: str | None = None     # why the list cannot be used
+
+    def key(self) -> tuple:
+        """What two reads must agree on."""
+        return (self.root, self.leftmost, self.rightmost, self.count,
+                tuple(self.nodes.values()), tuple(self.unread),
+                tuple(self.listed or ()), tuple(self.lost.values()),
+                self.allocated, self.list_problem)
+
+    def has_list(self) -> bool:
+        """True if the dump carries ``nodes`` and ``lost`` lines."""
+        return self.listed is not None and self.list_problem is None
+
+
+def _read_node(mem: Memory, spec: TreeSpec, addr: int, ctx,
+               span: list) -> Raw:
+    """Read the rb_node at *addr* and its entry's values (Fault if not)."""
+    lay = spec.layout
+    base = addr - lay.node_off
+    win = _Window(mem, base, span[0], span[1])
+    pc = win.int(lay.node_off + lay.parent_off, PTR, False)
+    right = win.int(lay.node_off + lay.right_off, PTR, False)
+    left = win.int(lay.node_off + lay.left_off, PTR, False)
+    entry = Entry(win, 0, lay.entry)
+    key = spec.key(entry, ctx)
+    aug = spec.aug(entry, ctx) if spec.aug else None
+    own = spec.aug_value(entry, ctx) if spec.aug_value else None
+    nid = spec.node_id(entry, ctx) if spec.node_id else None
+    nxt = (win.int(spec.list_off, PTR, False)
+           if spec.list_head is not None else None)
+    for lo, hi in win.used:     # next nodes: one read covers all fields
+        if hi - min(lo, span[0]) <= 512 and max(hi, span[1]) - lo <= 512:
+            span[0], span[1] = min(span[0], lo), max(span[1], hi)
+    return Raw(addr, pc, left, right, int(key), aug, nid, own, nxt)
+
+
+def read_once(mem: Memory, spec: TreeSpec,
+              max_nodes: int = 1 << 20) -> Snapshot:
+    """Read *spec*'s tree once, through child pointers only."""
+    ctx = spec.context() if spec.context else None
+    lay = spec.layout
+    span = [lay.node_off, lay.node_off + 24]
+    root = mem.ptr(spec.root_slot)
+    cached = [mem.ptr(s) if s is not None else None
+              for s in (spec.leftmost_slot, spec.rightmost_slot)]
+    count = (mem.int(spec.count_slot, PTR, False)
+             if spec.count_slot is not None else None)
+    snap = Snapshot(spec, root, cached[0], cached[1], count, {}, {}, {}, {})
+    # Preorder, left first; entries: (address, depth, linking node, side).
+    stack = [(root, 1, 0, 0)] if root else []
+    while stack:
+        addr, depth, up, side = stack.pop()
+        if addr in snap.nodes or addr in snap.unread:
+            continue        # reached twice: written as a link, not followed
+        if depth > MAX_DEPTH or len(snap.nodes) >= max_nodes:
+            snap.error = "depth" if depth > MAX_DEPTH else "size"
+            snap.unread[addr] = snap.error
+            break
+        try:
+            if addr & 3:        # rb_nodes are aligned: not a node
+                raise Fault(addr)
+            raw = _read_node(mem, spec, addr, ctx, span)
+        except Fault as e:
+            snap.unread[addr] = f"unreadable ({e})"
+            continue
+        snap.nodes[addr] = raw
+        snap.depth[addr] = depth
+        snap.edges[addr] = [0, 0]
+        if up:
+            snap.edges[up][side] = addr
+        if raw.right:
+            stack.append((raw.right, depth + 1, addr, 1))
+        if raw.left:
+            stack.append((raw.left, depth + 1, addr, 0))
+    for addr, *_ in stack:      # left unread by a stop: links, no lines
+        if addr not in snap.nodes:
+            snap.unread.setdefault(addr, snap.error or "stop")
+    if spec.list_head is not None:
+        _read_list(mem, spec, snap, ctx, span)
+    return snap
+
+
+LIST_CAP = 1 << 24
+"""No node list is followed further than this, whatever its count says
+(the module's max_total_nodes defaults to 2^21)."""
+
+
+def _read_list(mem: Memory, spec: TreeSpec, snap: Snapshot, ctx,
+               span: list) -> None:
+    """Follow the tree's list of allocated nodes (the module's
+    ``list_for_each_entry(n, &t->all, list)``) for at most the tree's own
+    count of entries: listed nodes the walk did not reach become
+    ``snap.lost`` (read in full, for their ``lost`` lines).  A list that
+    cannot be trusted sets ``snap.list_problem`` instead of looping."""
+    lay = spec.layout
+    snap.listed, head = [], spec.list_head
+    try:
+        snap.allocated = mem.int(spec.nodes_slot, PTR, False) \
+            if spec.nodes_slot is not None else None
+        pos = mem.ptr(head)
+    except Fault as e:
+        snap.list_problem = f"the list head is unreadable ({e})"
+        return
+    cap = min(LIST_CAP, snap.allocated if snap.allocated is not None
+              else LIST_CAP)
+    seen: set = set()
+    while pos != head:
+        if len(snap.listed) >= cap:
+            snap.list_problem = (f"the list goes on past {cap} entries "
+                                 f"(nodes says {snap.allocated})")
+            return
+        if pos in seen:
+            snap.list_problem = (f"the list loops: entry {len(snap.listed)}"
+                                 f" is {pos:#x} again")
+            return
+        if not pos or pos & 7:
+            snap.list_problem = (f"entry {len(snap.listed)} of the list "
+                                 f"is {pos:#x}, not a list_head")
+            return
+        seen.add(pos)
+        addr = pos - spec.list_off + lay.node_off
+        raw = snap.nodes.get(addr)
+        if raw is None:
+            try:
+                raw = _read_node(mem, spec, addr, ctx, span)
+            except Fault as e:
+                snap.list_problem = (f"entry {len(snap.listed)} of the "
+                                     f"list is unreadable ({e})")
+                return
+            snap.lost[addr] = raw
+        snap.listed.append(addr)
+        pos = raw.next
+    if snap.allocated is not None and len(snap.listed) != snap.allocated:
+        snap.list_problem = (f"the list has {len(snap.listed)} entries, "
+                             f"nodes says {snap.allocated}")
+        return
+    listed = set(snap.listed)
+    stray = next((a for a in snap.nodes if a not in listed), None)
+    if stray is not None:
+        snap.list_problem = (f"node at {stray:#x}, reached from the root, "
+                             "is not on the tree's list")
+
