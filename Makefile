@@ -20,7 +20,9 @@ export SUITES
 help:
 	@echo "make run        install what is missing, build, boot the guest, run the demo"
 	@echo "make test       the same, then every test suite; ends on 'N passed, N failed, N skipped'"
-	@echo "                (SUITES=kunit,tools: only those; qemu/test-all --list names them)"
+	@echo "                (SUITES=kunit,tools: only those; qemu/test-all --list names them;"
+	@echo "                QUICK=1: the quick tier of qemu/suites-quick, every kind of check"
+	@echo "                at small sizes, for the inner loop; the full run is what CI runs)"
 	@echo "make shell      boot the guest with the module loaded, shell on the console"
 	@echo "make check      static checks only: checkpatch, W=1, sparse"
 	@echo "make bench      benchmarks on the host and in the guest (QUICK=1: short)"
