@@ -28,10 +28,12 @@ help:
 	@echo "make bench      benchmarks on the host and in the guest (QUICK=1: short)"
 	@echo "make patches    the API as a patch series on a copy of the 6.1 tree"
 	@echo "make mutants    build each mutant of kmod/tests/mutants, fuzz it on 10 seeds and"
-	@echo "                run debugfs-shell and kunit on it; table in out/mutants/table.md"
-	@echo "                (MUTANTS='a b': only those; MUTANT_ARGS: more options of its run)"
+	@echo "                run debugfs-shell and kunit on it; table in docs/generated/mutants.md;"
+	@echo "                fails unless every mutant is killed (MUTANTS='a b': only those,"
+	@echo "                table in out/mutants/; MUTANT_ARGS: more options of its run)"
 	@echo "make coverage   the guest suites on a gcov build of the module; line and branch"
-	@echo "                coverage of kmod/*.c in out/coverage (summary.txt, uncovered.txt)"
+	@echo "                coverage of kmod/*.c in docs/generated/coverage.md and out/coverage"
+	@echo "                (summary.txt, uncovered.txt); fails if a suite fails"
 	@echo "make clean      remove out/; make distclean also drops $(RBTI_CACHE)"
 
 deps:
