@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""pytest setup for viz/: make rbtilib (tools/) importable, as viz/render does."""
+"""pytest setup for viz/: make rbtilib and tests_support (tools/) importable,
+as viz/render does for rbtilib."""
 import sys
 from pathlib import Path
 

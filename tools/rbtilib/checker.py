@@ -6,12 +6,13 @@ order the module's ``check`` (``rbti_check()`` in kmod/inspector_walk.c)
 meets them, so :func:`first_violation` names the same class and node as
 the module.  The order (CONTRACT.md, issue 12):
 
-0. ``shape``: one preorder walk through child links, left before right.
-   Following the link from node X to node C, ``cycle`` (blaming X) if C is
-   X or an ancestor of X on the current path, ``shared`` (blaming X) if C
-   was already reached elsewhere; the link then counts as NIL everywhere
-   below.  (A link to an id that is not a ``node`` line, which only a
-   hand-made dump has, is ``parent`` blaming X and also counts as NIL.)
+0. ``shape``: the one shape walk (:mod:`rbtilib.shape`), preorder through
+   child links, left before right.  Following the link from node X to
+   node C, ``cycle`` (blaming X) if C is X or an ancestor of X on the
+   current path, ``shared`` (blaming X) if C was already reached
+   elsewhere; the link then counts as NIL everywhere below.  (A link to
+   an id that is not a ``node`` line, which only a hand-made dump has, is
+   ``parent`` blaming X and also counts as NIL.)
    A dump cut short by ``error depth`` is ``height`` (its last node).
 1. ``unreachable``, blaming the first ``lost`` node, if the number of
    allocated nodes (the ``nodes N`` header) is not the number reached; for
@@ -45,6 +46,7 @@ from collections.abc import Iterator
 
 from .dump import UNKNOWN, Tree
 from .record import record
+from .shape import MISSING, Shape
 
 CLASSES = ("cycle", "shared", "unreachable", "order", "dup-order",
            "root-color", "red-red", "black-height", "parent", "count",
@@ -72,68 +74,6 @@ def _ref(ref) -> str:
     if ref is None:
         return "NIL"
     return "no node of this tree" if ref is UNKNOWN else f"node {ref}"
-
-
-class _Shape:
-    """Step 0: which child links a walk follows, and the links it may not.
-
-    ``links[id]`` is ``[left, right]`` with every bad link set to None;
-    ``reached`` lists the reached ids in preorder.
-    """
-
-    def __init__(self, tree: Tree) -> None:
-        self.tree = tree
-        self.links: dict = {}
-        self.reached: list = []
-
-    def walk(self) -> Iterator[Violation]:
-        nodes = self.tree.nodes
-        root = self.tree.root
-        if root is None or root not in nodes:
-            return
-        cut_short = self.tree.error is not None
-        links, reached = self.links, self.reached
-        links[root] = [None, None]
-        reached.append(root)
-        path = {root}
-        stack = [[root, 0]]
-        while stack:
-            frame = stack[-1]
-            nid, side = frame
-            if side == 2:
-                stack.pop()
-                path.discard(nid)
-                continue
-            frame[1] = side + 1
-            node = nodes[nid]
-            child = node.right if side else node.left
-            if child is None:
-                continue
-            if child not in links and child in nodes:
-                # The common case: a node not reached yet.
-                links[nid][side] = child
-                links[child] = [None, None]
-                reached.append(child)
-                path.add(child)
-                stack.append([child, 0])
-                continue
-            name = "right" if side else "left"
-            if child is UNKNOWN or child not in nodes:
-                if not cut_short:
-                    yield Violation("parent", nid,
-                                    f"{name} link of node {nid} points at "
-                                    + ("no node of this tree"
-                                       if child is UNKNOWN else
-                                       f"node {child}, which is not in the "
-                                       "dump"))
-            elif child in path:
-                yield Violation("cycle", nid,
-                                f"{name} link of node {nid} points at "
-                                f"{'itself' if child == nid else f'its ancestor {child}'}")
-            else:
-                yield Violation("shared", nid,
-                                f"{name} link of node {nid} points at node "
-                                f"{child}, which was already reached")
 
 
 class _Walk:
@@ -231,7 +171,7 @@ class _Walk:
         self.count, self.height = count, height
 
 
-def _unreachable(tree: Tree, reached: set) -> Violation | None:
+def _unreachable(tree: Tree, reached: dict) -> Violation | None:
     """Step 1: allocated nodes the walk did not reach."""
     stray = next((nid for nid in tree.nodes if nid not in reached), None)
     if tree.allocated is None:
@@ -255,13 +195,19 @@ def violations(tree: Tree) -> Iterator[Violation]:
         yield Violation("parent", None, f"root {_ref(root)} is not in the "
                         "dump")
         root = None
-    shape = _Shape(tree)
-    yield from shape.walk()
+    shape = Shape(tree)
+    for link in shape.bad:
+        if link.fault != MISSING:
+            yield Violation(link.fault, link.node, link.sentence())
+        elif not tree.error:
+            # A link to an id without a node line: only a hand-made dump
+            # (or one cut short, whose missing nodes are no fault).
+            yield Violation("parent", link.node, link.sentence())
     if tree.error:
         yield Violation("height", next(reversed(nodes), None),
                         f"dump stopped with 'error {tree.error}' (a walk "
                         f"deeper than {MAX_DEPTH} levels)")
-    found = _unreachable(tree, set(shape.reached))
+    found = _unreachable(tree, shape.links)
     if found:
         yield found
     walk = _Walk(tree, shape.links)

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""pytest setup: make ``rbtilib`` importable from tools/."""
+"""pytest setup: make ``rbtilib`` and ``tests_support`` importable from
+tools/."""
 
 import os
 import sys

@@ -2,7 +2,7 @@
 """Access to the inspector's debugfs files (kmod/DEBUGFS.md).
 
 :class:`Debugfs` is the real driver; tests use an in-memory fake with the
-same methods (``testing.FakeDebugfs``).  Every failed write raises
+same methods (``tests_support.trees.FakeDebugfs``).  Every failed write raises
 :class:`DebugfsError`, which carries the errno's name (``EEXIST``, ...).
 """
 

@@ -22,9 +22,11 @@ order is the run's).
 
 With ``snapshots_every`` K and an ``out`` directory, batches also end at
 every K ops, and after each the tree's dump goes into a deferred flipbook
-(:class:`rbtiviz.flipbook.Series`, ``out/TREE/``) with the ops and results
-that led to it; ``viz/render --flipbook OUT`` draws it later, where
-Graphviz is fast (not in the emulated guest).
+(``out/TREE/``) with the ops and results that led to it; ``viz/render
+--flipbook OUT`` draws it later, where Graphviz is fast (not in the
+emulated guest).  The flipbook and a failure's SVG snapshot are written
+by :class:`Writers` the caller hands in (``rbti`` hands rbtiviz's:
+rbtiviz depends on rbtilib, never the other way round).
 """
 
 import os
@@ -32,13 +34,13 @@ import pickle
 import sys
 import time
 import traceback
-from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from .driver import DebugfsError, TreeInfo
 from .dump import Tree
 from .model import Model
 from .opstream import BATCH_OPS, batches, frames_every, generate, resolve_seed
+from .record import factory, record, replace
 from .shrink import shrink, write_repro
 from .treerun import Failure, TreeRun, default_model
 
@@ -46,7 +48,7 @@ CAPTION_OPS = 60
 """Ops listed in a flipbook frame's caption; more are elided in the middle."""
 
 
-@dataclass
+@record
 class Config:
     """A fuzz run's parameters (see ``rbti fuzz --help``).
 
@@ -81,7 +83,7 @@ def resolve_jobs(jobs: int) -> int:
     return jobs or len(os.sched_getaffinity(0))
 
 
-@dataclass
+@record
 class Stats:
     """What a run did."""
 
@@ -92,16 +94,21 @@ class Stats:
     max_nodes: int = 0
     seconds: float = 0.0
     driver_seconds: float = 0.0
-    trees: list[str] = field(default_factory=list)
+    trees: list[str] = factory(list)
 
 
-def _flipbook_module():
-    """The viz helper's flipbooks, or None if viz is not available."""
-    try:
-        from rbtiviz import flipbook
-    except ImportError:
-        return None
-    return flipbook
+@record
+class Writers:
+    """How a run draws, handed in by its caller; None: not drawn.
+
+    *snapshot* ``(tree, path, highlight)`` writes an SVG of a failure's
+    tree; *flipbook* ``(out, tree name, every)`` returns a deferred
+    flipbook with ``add(tree, caption, highlight, ops=N)`` and
+    ``close()`` (:func:`rbtiviz.writers.fuzz_writers` gives both).
+    """
+
+    snapshot: Callable | None = None
+    flipbook: Callable | None = None
 
 
 def frame_caption(ops: list[tuple[str, int, str]]) -> str:
@@ -130,8 +137,9 @@ class Fuzzer:
 
     def __init__(self, driver, infos: list[TreeInfo], config: Config,
                  model_factory: Callable[[TreeInfo], Model] = default_model,
-                 log=STDERR) -> None:
+                 log=STDERR, writers: Writers | None = None) -> None:
         self.driver = driver
+        self.writers = writers or Writers()
         self.infos = infos
         self.config = config
         self.model_factory = model_factory
@@ -261,7 +269,7 @@ class Fuzzer:
         try:
             worker = Fuzzer(self.driver, group,
                             replace(self.config, jobs=1),
-                            self.model_factory, self.log)
+                            self.model_factory, self.log, self.writers)
             worker.label = f" [{','.join(i.name for i in group)}]"
             found = worker.run()
             data = pickle.dumps((worker.stats, found, worker.repro,
@@ -289,15 +297,15 @@ class Fuzzer:
         every = frames_every(self.config)
         if not every:
             return {}
-        flipbook = _flipbook_module()
-        if flipbook is None:
-            self._say("rbtiviz not importable: no flipbook frames")
+        if self.writers.flipbook is None:
+            self._say("no flipbook writer (rbtiviz not importable): no "
+                      "flipbook frames")
             return {}
         books = {}
         for run in runs:
             run.recent = []
-            books[run.info.name] = flipbook.Series(
-                self.config.out, run.info.name, every=every, render=False)
+            books[run.info.name] = self.writers.flipbook(
+                self.config.out, run.info.name, every)
         return books
 
     def _frame(self, run: TreeRun, series) -> None:
@@ -330,7 +338,7 @@ class Fuzzer:
         out = self.config.out or "out/fuzz"
         try:
             self.repro = write_repro(out, self.config, info, self.shrunk,
-                                     final, len(ops))
+                                     final, len(ops), self.writers.snapshot)
             self._say(f"repro written to {self.repro}")
         except OSError as e:
             self._say(f"cannot write repro to {out}: {e}")

@@ -2,7 +2,7 @@
 """The command line of ``rbti kernel`` and ``rbti verify``.
 
 Kept apart from :mod:`rbtilib.kernel` so that every other rbti command
-starts without importing the walk (and dataclasses, struct, ...): start-up
+starts without importing the walk (and struct, typing, ...): start-up
 time is what ``rbti show`` costs in the TCG guest.
 """
 

@@ -8,6 +8,14 @@ milliseconds of 9p lookups and unmarshalling, and that was most of the time
 ``__eq__``, ``__repr__`` (and ``__hash__`` and read-only attributes when
 frozen) from the class annotations, with :func:`replace` and
 :func:`fields` for the callers that need them.
+
+It is the one way rbtilib and rbtiviz declare records.  Measured against
+``@dataclass(frozen=True, slots=True)`` on the host (Python 3.11): a
+frozen record of seven fields is built in 450-580 ns, the dataclass in
+1,000-1,170 ns; the checker takes 39-41 ms on a 32,767-node tree with
+records, 45-50 ms with dataclasses (parse_dump and the fuzzer are the
+same either way); and ``import dataclasses`` costs 26-49 ms of rbti's
+start-up (59 modules loaded for ``rbti show`` against 77).
 """
 
 __all__ = ["record", "factory", "replace", "fields"]

@@ -16,10 +16,11 @@ a colour terminal), ``#ID`` where its key is not unique in the tree (and
 on nodes the checker blames, whose messages name ids), the augmented
 value, ``[leftmost]``/``[rightmost]`` where the tree's cached pointers
 point, and ``!! CLASS: message`` for each violation the checker blames on
-it.  A link to a node already drawn (a cycle or a shared node) or to an id
-missing from the dump is a ``→ #ID`` line.  Subtrees deeper than the
-depth limit are one ``… N nodes, keys A..B`` line each; the nodes on the
-way to a blamed node are always drawn.
+it.  A link that is no edge of the tree (:mod:`rbtilib.shape`: a cycle, a
+shared node, or an id missing from the dump) is a ``→ #ID (WHY)`` line,
+and a node the walk does not reach an ``unreachable:`` line.  Subtrees
+deeper than the depth limit are one ``… N nodes, keys A..B`` line each;
+the nodes on the way to a blamed node are always drawn.
 
 The drawing is computed in one pass over the nodes (O(n)): a 1,000-node
 tree takes a few milliseconds on the host.
@@ -35,6 +36,7 @@ from . import checker
 from .cli import EXIT_FAIL, EXIT_OK, is_saved_dump, read_saved_dump, tree_infos
 from .dump import Tree, format_flags, parse_dump
 from .record import factory, record
+from .shape import UNREACHABLE, WORDS, Shape
 
 RED, BOLD, WARN, RESET = "\x1b[31;1m", "\x1b[1m", "\x1b[33;1m", "\x1b[0m"
 NOT_TTY_LINES = 2000
@@ -43,7 +45,7 @@ NOT_TTY_LINES = 2000
 
 @record
 class _Shape:
-    """The tree as drawn: child links followed once from the root."""
+    """The tree as drawn: the one shape walk (:mod:`rbtilib.shape`)."""
 
     depth: dict = factory(dict)     # id -> depth (root 1)
     kids: dict = factory(dict)      # id -> (left, right)
@@ -51,45 +53,30 @@ class _Shape:
     low: dict = factory(dict)       # smallest key below
     high: dict = factory(dict)
     order: list = factory(list)     # preorder
+    unreached: list = factory(list)
 
 
 # A child slot: None (NIL), ("node", id) or ("bad", id, why).
 
 def _shape(tree: Tree) -> _Shape:
-    shape = _Shape()
+    walk = Shape(tree)
+    bad = walk.bad_by_node()
+    shape = _Shape(depth=walk.depths(), size=walk.sizes(), order=walk.order,
+                   unreached=walk.unreached())
     nodes = tree.nodes
-    if tree.root is None or tree.root not in nodes:
-        return shape
-    shape.depth[tree.root] = 1
-    stack = [tree.root]
-    while stack:
-        nid = stack.pop()
-        shape.order.append(nid)
-        node = nodes[nid]
-        slots = []
-        for ref in (node.left, node.right):
-            if ref is None:
-                slots.append(None)
-            elif ref not in nodes:
-                slots.append(("bad", ref, "not in the dump"))
-            elif ref in shape.depth:
-                slots.append(("bad", ref, "already drawn: a cycle or a "
-                              "shared node"))
-            else:
-                shape.depth[ref] = shape.depth[nid] + 1
-                slots.append(("node", ref))
-        shape.kids[nid] = tuple(slots)
-        stack.extend(s[1] for s in reversed(slots) if s and s[0] == "node")
     for nid in reversed(shape.order):
+        links, faults = walk.links[nid], bad.get(nid, (None, None))
+        shape.kids[nid] = tuple(
+            ("node", kid) if kid is not None else
+            ("bad", faults[side].target, faults[side].why) if faults[side]
+            else None for side, kid in enumerate(links))
         key = nodes[nid].key
-        size, low, high = 1, key, key
-        for slot in shape.kids[nid]:
-            if slot and slot[0] == "node":
-                kid = slot[1]
-                size += shape.size[kid]
+        low, high = key, key
+        for kid in links:
+            if kid is not None:
                 low = min(low, shape.low[kid])
                 high = max(high, shape.high[kid])
-        shape.size[nid], shape.low[nid], shape.high[nid] = size, low, high
+        shape.low[nid], shape.high[nid] = low, high
     return shape
 
 
@@ -233,9 +220,9 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
             stack.append(("l", prefix + conn + label(nid)))
             if todo[0]:
                 stack.append(todo[0])
-    for nid, node in nodes.items():
-        if nid not in shape.depth:
-            out.append(style.warn("not reachable: ") + label_free(node, style))
+    for nid in shape.unreached:
+        out.append(style.warn(f"{WORDS[UNREACHABLE]}: ")
+                   + label_free(nodes[nid], style))
     lost = getattr(tree, "lost", None) or ()
     for node in (lost.values() if isinstance(lost, dict) else lost):
         out.append(style.warn("lost: ") + label_free(node, style))

@@ -5,7 +5,7 @@ On a failure the fuzzer's op list is shrunk by delta debugging
 (:func:`ddmin`, each candidate replayed on a cleared tree by
 :func:`replay_ops`), then its keys renamed to small ranks
 (:func:`rank_keys`), and written as a JSON repro with the tree's dump and,
-where viz is importable, an SVG snapshot (:func:`write_repro`);
+if the caller hands in a writer, an SVG snapshot (:func:`write_repro`);
 ``rbti replay`` reads it back (:func:`read_repro`).
 """
 
@@ -15,7 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from .driver import TreeInfo
-from .dump import Tree, format_dump
+from .dump import format_dump
 from .model import Model
 from .treerun import Failure, TreeRun, default_model
 
@@ -131,31 +131,11 @@ def shrink(driver, info: TreeInfo, ops: list[tuple[str, int]],
     return small, final or last["failure"]
 
 
-def _render_module():
-    """The viz helper's renderer, or None if viz is not available."""
-    try:
-        from rbtiviz import render
-    except ImportError:
-        return None
-    return render
-
-
-def write_snapshot(tree: Tree, path: str, highlight: tuple = ()) -> str | None:
-    """Render *tree* to *path* (SVG) via viz; None if unavailable."""
-    render = _render_module()
-    if render is None:
-        return None
-    try:
-        render.write_snapshot(tree, path, highlight=highlight, fmt="svg")
-    except Exception as e:          # a broken snapshot must not hide a bug
-        print(f"rbti: snapshot failed: {e}", file=sys.stderr)
-        return None
-    return path
-
-
 def write_repro(out: str, config: "Config", info: TreeInfo, ops: list,
-                failure: Failure, original: int) -> str:
-    """Write the repro JSON, dump and snapshot; return the JSON's path."""
+                failure: Failure, original: int,
+                snapshot: Callable | None = None) -> str:
+    """Write the repro JSON, the dump and (with a *snapshot* writer,
+    ``(tree, path, highlight)``) an SVG of it; return the JSON's path."""
     os.makedirs(out, exist_ok=True)
     base = os.path.join(out, f"{info.name}-seed{config.seed}")
     with open(base + ".json", "w") as f:
@@ -168,7 +148,11 @@ def write_repro(out: str, config: "Config", info: TreeInfo, ops: list,
     if failure.dump is not None:
         with open(base + ".dump", "w") as f:
             f.write(format_dump(failure.dump))
-        write_snapshot(failure.dump, base + ".svg", failure.highlight)
+        if snapshot is not None:
+            try:
+                snapshot(failure.dump, base + ".svg", failure.highlight)
+            except Exception as e:  # noqa: BLE001 (must not hide the bug)
+                print(f"rbti: snapshot failed: {e}", file=sys.stderr)
     return base + ".json"
 
 

@@ -10,7 +10,7 @@ from rbtilib.checker import CLASSES, Violation, check, first_violation
 from rbtilib.dump import (UNKNOWN_PARENT, Node, Tree, format_dump, inorder,
                           parse_dump, preorder)
 from rbtilib import record
-from rbtilib.testing import CONTRACT_TREES, build_tree, corrupt_tree
+from tests_support.trees import CONTRACT_TREES, build_tree, corrupt_tree
 
 INFO = {info.name: info for info in CONTRACT_TREES}
 KEYS = list(range(1, 64)) + list(range(100, 140, 3))

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from rbtilib.checker import check
 from rbtilib.dump import UNKNOWN, Tree, format_dump, parse_dump
 from rbtilib import record
-from rbtilib.testing import CONTRACT_TREES, build_tree, redump
+from tests_support.trees import CONTRACT_TREES, build_tree, redump
 
 EXAMPLES = 500
 MUTANTS_PER = 40

@@ -10,13 +10,10 @@ import pytest
 from rbtilib import cli
 from rbtilib.driver import DebugfsError
 from rbtilib.shrink import read_repro
-from rbtilib.testing import FakeDebugfs, load_script
+from tests_support.shared import rbti_script
+from tests_support.trees import FakeDebugfs
 
-RBTI = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))), "rbti")
-
-
-rbti = load_script(RBTI, "rbti_cli")
+rbti = rbti_script()
 
 
 class Unavailable(FakeDebugfs):
@@ -108,6 +105,17 @@ def test_fuzz_ok_and_failure(capsys, tmp_path, monkeypatch):
     assert status == 1 and "FAIL" in out
     status, out, _ = run(["replay", str(repro)], FakeDebugfs(), capsys)
     assert status == 0 and "does not reproduce" in out
+
+
+def test_fuzz_hands_the_fuzzer_rbtivizs_writers(capsys, tmp_path):
+    """rbtilib never imports rbtiviz: rbti hands the fuzzer its flipbook
+    (and snapshot) writers, so --snapshots-every still writes frames."""
+    status, out, err = run(["fuzz", "--trees", "santos", "--ops", "300",
+                            "--progress", "0", "--snapshots-every", "100",
+                            "--out", str(tmp_path)], FakeDebugfs(), capsys)
+    assert status == 0, err
+    assert "no flipbook writer" not in err
+    assert (tmp_path / "santos" / "frames.json").exists()
 
 
 def test_fuzz_jobs(capsys, tmp_path):

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from rbtilib.dump import (UNKNOWN, UNKNOWN_PARENT, DumpError, Node, format_dump,
                           inorder, parse_dump, preorder)
 from rbtilib import record
-from rbtilib.testing import AUG_SAMPLE_DUMP as SAMPLE, CONTRACT_TREES, build_tree
+from tests_support.trees import AUG_SAMPLE_DUMP as SAMPLE, CONTRACT_TREES, build_tree
 
 SANTOS_AUG = CONTRACT_TREES[4]
 SANTOS_DUP = CONTRACT_TREES[3]

@@ -11,26 +11,16 @@ from rbtilib.dump import inorder, parse_dump
 from rbtilib.model import Model
 from rbtilib.opstream import generate, resolve_seed
 from rbtilib.shrink import read_repro, replay_ops
-from rbtilib.testing import CONTRACT_TREES, FakeDebugfs, corrupt_tree
 from rbtilib.treerun import default_model
+from tests_support.shared import INFO, config, off_by_one_near
+from tests_support.trees import CONTRACT_TREES, FakeDebugfs, corrupt_tree
 
-INFO = {info.name: info for info in CONTRACT_TREES}
-
-
-def config(**kw) -> fuzz.Config:
-    # The plain uniform mix (no phases, no single-op files) unless asked.
-    base = dict(ops=3000, seed=7, check_every=500, keys=(0, 40),
-                progress=0, shrink_tests=2000, key_mode="dense",
-                phases=False, single=0)
-    base.update(kw)
-    return fuzz.Config(**base)
-
-
-def run(driver, cfg, names=None, model=default_model, tmp_path=None):
+def run(driver, cfg, names=None, model=default_model, tmp_path=None,
+        writers=None):
     infos = [INFO[n] for n in names] if names else driver.trees()
     if tmp_path is not None:
         cfg.out = str(tmp_path)
-    f = fuzz.Fuzzer(driver, infos, cfg, model, log=None)
+    f = fuzz.Fuzzer(driver, infos, cfg, model, log=None, writers=writers)
     return f, f.run()
 
 
@@ -43,13 +33,6 @@ def test_clean_run_passes_on_every_tree():
     assert f.stats.checks == 6 * len(CONTRACT_TREES)
     assert f.stats.module_checks == 12 * len(CONTRACT_TREES)
     assert "seed 7" in f.summary() and "ops/s" in f.summary()
-
-
-def off_by_one_near(tree, op, key, line):
-    if op == "n" and line.startswith("near "):
-        nid, found = line.split()[1:]
-        return f"near {nid} {int(found) + 1}"
-    return line
 
 
 def test_wrong_near_is_caught_shrunk_and_replayable(tmp_path):
@@ -202,12 +185,12 @@ def test_enospc_is_a_failure_and_shrinks_to_one_batch():
     assert len(f.shrunk) == 11 and {c for c, _ in f.shrunk} == {"i"}
 
 
-def test_snapshots_every_without_viz_does_not_fail(tmp_path, monkeypatch):
-    monkeypatch.setattr(fuzz, "_flipbook_module", lambda: None)
-    _, failure = run(FakeDebugfs(), config(snapshots_every=1000),
-                     ["santos_aug"], tmp_path=tmp_path)
-    assert failure is None
+def test_snapshots_every_without_writers_does_not_fail(tmp_path, capsys):
+    f = fuzz.Fuzzer(FakeDebugfs(), [INFO["santos_aug"]],
+                    config(snapshots_every=1000, out=str(tmp_path)))
+    assert f.run() is None
     assert not list(tmp_path.iterdir())
+    assert "no flipbook writer" in capsys.readouterr().err
 
 
 VIZ = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir,
@@ -216,9 +199,10 @@ VIZ = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir,
 
 @pytest.fixture
 def viz(monkeypatch):
-    """Make rbtiviz importable, as tools/rbti does."""
+    """rbtiviz's writers, as tools/rbti hands them to the fuzzer."""
     monkeypatch.syspath_prepend(VIZ)
-    pytest.importorskip("rbtiviz.flipbook")
+    writers = pytest.importorskip("rbtiviz.writers")
+    return writers.fuzz_writers()
 
 
 def frames_of(tmp_path, tree):
@@ -231,7 +215,7 @@ def test_frames_every_k_ops_per_tree(tmp_path, viz):
     cfg = config(ops=230, snapshots_every=50, check_every=70)
     driver = FakeDebugfs()
     f, failure = run(driver, cfg, ["santos", "overstreet_dup"],
-                     tmp_path=tmp_path)
+                     tmp_path=tmp_path, writers=viz)
     assert failure is None
     for tree in ("santos", "overstreet_dup"):
         frames = frames_of(tmp_path, tree)
@@ -249,9 +233,21 @@ def test_frames_every_k_ops_per_tree(tmp_path, viz):
             assert set(fr["highlight"]) <= set(dump.nodes)
 
 
+def test_workers_draw_with_the_writers_they_were_handed(tmp_path, viz):
+    """--jobs: each worker process writes its trees' flipbooks."""
+    cfg = config(ops=100, snapshots_every=50, jobs=2)
+    _, failure = run(FakeDebugfs(), cfg, ["santos", "mainline"],
+                     tmp_path=tmp_path, writers=viz)
+    assert failure is None
+    for tree in ("santos", "mainline"):
+        assert [fr["last_op"] for fr in frames_of(tmp_path, tree)] == \
+            [50, 100]
+
+
 def test_frame_captions_name_the_ops_and_results(tmp_path, viz):
     cfg = config(ops=120, snapshots_every=40, keys=(0, 9))
-    f, failure = run(FakeDebugfs(), cfg, ["santos"], tmp_path=tmp_path)
+    f, failure = run(FakeDebugfs(), cfg, ["santos"], tmp_path=tmp_path,
+                     writers=viz)
     assert failure is None
     frames = frames_of(tmp_path, "santos")
     assert len(frames) == 3
@@ -292,7 +288,7 @@ def test_flipbook_is_closed_on_failure(tmp_path, viz):
             else line
 
     f, failure = run(FakeDebugfs(fault=late_fault), config(snapshots_every=20),
-                     ["santos"], tmp_path=tmp_path)
+                     ["santos"], tmp_path=tmp_path, writers=viz)
     assert failure is not None and failure.kind == "mismatch"
     # Frames up to the batch before the failing one (batches end at 20s).
     last = len(f.history) - 20
@@ -308,17 +304,12 @@ def test_failure_dump_round_trips(tmp_path):
     assert parse_dump(text).nodes[parse_dump(text).root].color == "R"
 
 
-def test_failure_snapshot_via_viz(tmp_path, monkeypatch):
-    import os
+def test_failure_snapshot_via_viz(tmp_path, viz):
     import shutil
-    viz = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir,
-                       "viz")
-    monkeypatch.syspath_prepend(os.path.abspath(viz))
-    pytest.importorskip("rbtiviz.render")
     if not shutil.which("dot"):
         pytest.skip("no dot")
     f, failure = run(CorruptAfter(), config(batch=10), ["santos"],
-                     tmp_path=tmp_path)
+                     tmp_path=tmp_path, writers=viz)
     svg = f.repro[:-5] + ".svg"
     assert open(svg).read().lstrip().startswith(("<?xml", "<svg"))
 

@@ -5,7 +5,7 @@ its expectations are consistent; the real run is in the guest)."""
 import os
 
 from rbtilib import checker, record
-from rbtilib.testing import FakeDebugfs, load_script
+from tests_support.trees import FakeDebugfs, load_script
 
 PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))), "guest-tests")

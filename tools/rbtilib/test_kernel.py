@@ -10,7 +10,7 @@ from rbtilib import checker, kernel
 from rbtilib.kernel import (commands, debuginfo, presets, stable, vmcore,
                             walk)
 from rbtilib.dump import UNKNOWN, parse_dump
-from rbtilib.testing import CONTRACT_TREES, build_tree, corrupt_tree
+from tests_support.trees import CONTRACT_TREES, build_tree, corrupt_tree
 
 # struct fake_entry { struct rb_node rb; s64 key; u64 id; u64 aug;
 #                     struct list_head list; }  (as struct rbti_node)
@@ -295,7 +295,8 @@ def test_checker_agrees_on_every_dump_written():
 
 def test_cli_errors_are_clear(capsys):
     """``rbti kernel`` needs no module; missing pieces are named."""
-    from rbtilib.test_cli import rbti
+    from tests_support.shared import rbti_script
+    rbti = rbti_script()
     assert rbti.main(["kernel", "--preset", "vmap_area", "--kcore",
                       "/nonexistent/kcore"]) == 2
     assert "CONFIG_PROC_KCORE" in capsys.readouterr().err
@@ -307,14 +308,21 @@ def test_cli_errors_are_clear(capsys):
 
 
 def test_find_vmlinux_by_build_id(tmp_path, monkeypatch):
-    """A vmlinux whose build id is not the running kernel's is skipped."""
+    """$RBTI_KBUILD's vmlinux is used only if its build id is the running
+    kernel's; otherwise drgn's own search looks, and its failure names
+    both.  --vmlinux is taken as given."""
     monkeypatch.setattr(debuginfo, "running_build_id", lambda p: "aabb")
     monkeypatch.setenv("RBTI_KBUILD", str(tmp_path))
     (tmp_path / "vmlinux").write_bytes(b"\x7fELF\x02" + b"\0" * 59)
-    with pytest.raises(kernel.KernelError, match="build id aabb"):
-        debuginfo.find_vmlinux(None)
+    assert debuginfo.find_vmlinux(None) is None
+    err = str(debuginfo.no_vmlinux(LookupError("missing vmlinux")))
+    assert "build id aabb" in err and f"{tmp_path}/vmlinux" in err
+    assert "drgn: missing vmlinux" in err
+    assert debuginfo.find_vmlinux("/given") == "/given"
     monkeypatch.setattr(debuginfo, "build_id_of_elf", lambda p: "aabb")
     assert debuginfo.find_vmlinux(None) == str(tmp_path / "vmlinux")
+    monkeypatch.delenv("RBTI_KBUILD")
+    assert debuginfo.find_vmlinux(None) is None
 
 
 def test_misaligned_child_is_not_read():
@@ -524,7 +532,7 @@ def _commands(tree) -> list:
 
 @pytest.mark.parametrize("info", CONTRACT_TREES, ids=lambda i: i.name)
 def test_every_corrupt_command_reads_as_the_module_dumps_it(info):
-    """For each corrupt command the contract's model applies (testing.py),
+    """For each corrupt command the contract's model applies (tests_support.trees),
     the tree read from memory has the model's dump (nodes and lost lines
     included) and the checker's first violation on it is the one the
     module's check reports: same class, same node."""

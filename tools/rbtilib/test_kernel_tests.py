@@ -6,7 +6,7 @@ in the guest (the others must be EINVAL there, as on the fake)."""
 import os
 
 from rbtilib.driver import DebugfsError
-from rbtilib.testing import CONTRACT_TREES, FakeDebugfs, load_script
+from tests_support.trees import CONTRACT_TREES, FakeDebugfs, load_script
 
 PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))), "kernel-tests")

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from rbtilib.testing import load_script
+from tests_support.trees import load_script
 
 RUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
                    os.pardir, "kmod", "tests", "mutants", "run")
@@ -79,7 +79,7 @@ def test_fuzz_seed_verdicts_on_the_fake(tmp_path, capsys):
     """The guest's per-seed fuzz: 0 on a sound fake, 1 on one with a stale
     cache, without shrinking (no repro written)."""
     import argparse
-    from rbtilib.testing import FakeDebugfs
+    from tests_support.trees import FakeDebugfs
     seed = load_fuzz_seed()
     args = argparse.Namespace(ops=1500, limit=60, out=str(tmp_path),
                               hint=None)

@@ -9,7 +9,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from rbtilib.dump import inorder, parse_flags
 from rbtilib.model import Model
-from rbtilib.testing import RBTree
+from tests_support.trees import RBTree
 
 UNIQUE = parse_flags("unique")
 DUP = parse_flags("dup")
@@ -116,7 +116,7 @@ class ModelVsRBTree(RuleBasedStateMachine):
 
     @invariant()
     def same_contents(self):
-        from rbtilib.testing import CONTRACT_TREES
+        from tests_support.trees import CONTRACT_TREES
         tree = self.rb.to_tree(CONTRACT_TREES[3])
         assert [(n.key, n.id) for n in inorder(tree)] == self.model.items()
 

@@ -9,7 +9,7 @@ from rbtilib.fuzz import Config
 from rbtilib.opstream import (HINT_CODES, HINT_OFFSETS, SPECIAL_KEYS,
                               batches, generate, hint_of, parse_keys,
                               parse_mix)
-from rbtilib.test_fuzz import config
+from tests_support.shared import config
 
 
 def test_sequence_depends_on_the_seed_only():

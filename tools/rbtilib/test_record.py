@@ -65,3 +65,4 @@ def test_a_required_field_after_a_default_is_refused():
         class Bad:  # noqa: F841
             a: int = 0
             b: int
+

@@ -4,10 +4,11 @@ every corrupt command of every tree kind, and on valid trees."""
 
 import pytest
 
-from rbtilib import checker, refcheck
+from rbtilib import checker
+from tests_support import refcheck
 from rbtilib.driver import DebugfsError
 from rbtilib.dump import inorder
-from rbtilib.testing import CONTRACT_TREES, FakeDebugfs, corrupt_tree
+from tests_support.trees import CONTRACT_TREES, FakeDebugfs, corrupt_tree
 
 
 def _populated(info):

@@ -4,8 +4,8 @@
 from hypothesis import given, settings, strategies as st
 
 from rbtilib.shrink import ddmin, rank_keys, replay_ops, shrink
-from rbtilib.test_fuzz import INFO, off_by_one_near
-from rbtilib.testing import FakeDebugfs
+from tests_support.shared import INFO, off_by_one_near
+from tests_support.trees import FakeDebugfs
 
 
 def is_subsequence(small, big):

@@ -13,7 +13,6 @@ checker and compares ``stats`` with the model.  A disagreement is a
 """
 
 import time
-from dataclasses import dataclass
 from typing import Callable
 
 from . import checker
@@ -21,9 +20,10 @@ from .driver import DebugfsError, TreeInfo
 from .dump import S64_MAX, Tree, inorder, parse_dump
 from .model import Model
 from .opstream import HINT_CODES, batches, routes
+from .record import record
 
 
-@dataclass
+@record
 class Failure:
     """A disagreement with the model or a broken invariant."""
 

@@ -11,23 +11,23 @@ parent with X as Y's left child (right: mirrored), which is what
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from rbtilib.record import factory, record
 
 from rbtilib.dump import Tree
 
 OP_NAMES = {"i": "insert", "e": "erase", "f": "find", "n": "near"}
 
 
-@dataclass
+@record
 class Diff:
     """Changes from one dump to the next (ids)."""
 
-    added: list = field(default_factory=list)
-    removed: list = field(default_factory=list)
-    recoloured: list = field(default_factory=list)
-    rotations: list = field(default_factory=list)    # ("left"|"right", id)
-    relinked: list = field(default_factory=list)     # child ids with a new parent link
-    moved: list = field(default_factory=list)        # ids whose links changed
+    added: list = factory(list)
+    removed: list = factory(list)
+    recoloured: list = factory(list)
+    rotations: list = factory(list)    # ("left"|"right", id)
+    relinked: list = factory(list)     # child ids with a new parent link
+    moved: list = factory(list)        # ids whose links changed
 
     @property
     def changed(self) -> list:

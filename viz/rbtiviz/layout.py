@@ -9,17 +9,18 @@ so nodes of one level are at least two columns apart and no two nodes
 overlap.  Edges never cross either (a subtree occupies a contiguous range
 of ranks).
 
-:func:`layout` computes the drawn shape (child links followed once from
-the root, as ``rbtilib.show`` and the dot renderer do); :func:`to_svg`
+:func:`layout` places the one shape walk's tree (:mod:`rbtilib.shape`, as
+``rbtilib.show`` and the dot renderer draw it); :func:`to_svg`
 writes it as SVG; :mod:`rbtiviz.viewer` draws it in the browser.
 """
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
 
 from rbtilib.checker import Violation, check
 from rbtilib.dump import Tree, format_flags
+from rbtilib.record import factory, record
+from rbtilib.shape import Shape, unreached_line
 
 DX, DY, RADIUS, MARGIN = 18, 44, 6, 24
 """SVG geometry: column width, level height, node radius, margin (px)."""
@@ -28,7 +29,7 @@ RED_FILL, BLACK_FILL = "#c62828", "#212121"
 HIGHLIGHT_COLOR, VIOLATION_COLOR = "#1e88e5", "#ffb300"
 
 
-@dataclass
+@record
 class Layout:
     """The drawn tree, nodes numbered by index in preorder.
 
@@ -37,15 +38,15 @@ class Layout:
     the other links: ``(index, side, target id, why)``.
     """
 
-    ids: list = field(default_factory=list)
-    index: dict = field(default_factory=dict)
-    left: list = field(default_factory=list)
-    right: list = field(default_factory=list)
-    parent: list = field(default_factory=list)
-    depth: list = field(default_factory=list)      # the root is 0
-    rank: list = field(default_factory=list)       # in-order position
-    bad: list = field(default_factory=list)
-    unreached: list = field(default_factory=list)  # ids not reached
+    ids: list = factory(list)
+    index: dict = factory(dict)
+    left: list = factory(list)
+    right: list = factory(list)
+    parent: list = factory(list)
+    depth: list = factory(list)      # the root is 0
+    rank: list = factory(list)       # in-order position
+    bad: list = factory(list)
+    unreached: list = factory(list)  # ids not reached
 
     @property
     def height(self) -> int:
@@ -54,39 +55,27 @@ class Layout:
 
 
 def layout(tree: Tree) -> Layout:
-    """Follow the child links from the root once; rank and depth each node."""
+    """Rank and depth each node of the one shape walk (rbtilib.shape)."""
     lay = Layout()
-    nodes = tree.nodes
-    if tree.root is not None and tree.root in nodes:
-        ids, index = lay.ids, lay.index
-        seen = {tree.root}
-        stack = [(tree.root, -1, "")]        # (id, parent index, side)
-        while stack:
-            nid, up, side = stack.pop()
-            i = len(ids)
+    shape = Shape(tree)
+    if shape.order:
+        ids, index = shape.order, lay.index
+        lay.ids = ids
+        for i, nid in enumerate(ids):
             index[nid] = i
-            ids.append(nid)
-            lay.parent.append(up)
-            lay.depth.append(lay.depth[up] + 1 if up >= 0 else 0)
-            lay.left.append(-1)
-            lay.right.append(-1)
-            if side == "L":
-                lay.left[up] = i
-            elif side == "R":
-                lay.right[up] = i
-            node = nodes[nid]
-            kids = []
-            for kside, ref in (("L", node.left), ("R", node.right)):
-                if ref is None:
-                    continue
-                if ref not in nodes:
-                    lay.bad.append((i, kside, ref, "not in the dump"))
-                elif ref in seen:
-                    lay.bad.append((i, kside, ref, "linked twice"))
-                else:
-                    seen.add(ref)
-                    kids.append((ref, i, kside))
-            stack.extend(reversed(kids))
+        n = len(ids)
+        lay.left, lay.right, lay.parent = [-1] * n, [-1] * n, [-1] * n
+        for i, nid in enumerate(ids):
+            for side, kid in enumerate(shape.links[nid]):
+                if kid is not None:
+                    j = index[kid]
+                    (lay.right if side else lay.left)[i] = j
+                    lay.parent[j] = i
+        lay.depth = [0] * n
+        for j in range(1, n):               # preorder: parents first
+            lay.depth[j] = lay.depth[lay.parent[j]] + 1
+        lay.bad = [(index[b.node], "LR"[b.side], b.target, b.why)
+                   for b in shape.bad]
         lay.rank = [0] * len(ids)
         rank = 0
         stack = []
@@ -99,16 +88,19 @@ def layout(tree: Tree) -> Layout:
             lay.rank[i] = rank
             rank += 1
             i = lay.right[i]
-    lay.unreached = [nid for nid in nodes if nid not in lay.index]
+    lay.unreached = shape.unreached()
     return lay
 
 
-def _title_lines(tree: Tree, title: str | None,
-                 violations: list[Violation]) -> list[tuple[str, str]]:
+def _title_lines(tree: Tree, title: str | None, violations: list[Violation],
+                 unreached: list) -> list[tuple[str, str]]:
     head = title if title is not None else (
         f"{tree.name} ({tree.api}: {format_flags(tree.flags)})")
     lines = [("title", head),
              ("", f"{tree.count} nodes \u00b7 height {tree.height}")]
+    line = unreached_line(unreached)
+    if line:
+        lines.append(("bad", line))
     if violations:
         v = violations[0]
         more = f" (+{len(violations) - 1} more)" if len(violations) > 1 else ""
@@ -133,7 +125,7 @@ def to_svg(tree: Tree, highlight=(), highlight_violation: bool = False,
         violations = check(tree)
     violations = violations if highlight_violation else []
     nodes = tree.nodes
-    top = MARGIN + 22 * len(_title_lines(tree, title, violations)) + 10
+    top = MARGIN + 22 * len(_title_lines(tree, title, violations, lay.unreached)) + 10
     n = len(lay.ids)
     width = max(2 * MARGIN + DX * max(n, 1), 480)
     height = top + DY * max(lay.height, 1) + MARGIN
@@ -149,7 +141,7 @@ def to_svg(tree: Tree, highlight=(), highlight_violation: bool = False,
            ".x{stroke:" + RED_FILL + ";stroke-dasharray:3 2;fill:none}"
            "</style>",
            f'<rect width="{width}" height="{height}" fill="white"/>']
-    for row, (cls, text) in enumerate(_title_lines(tree, title, violations)):
+    for row, (cls, text) in enumerate(_title_lines(tree, title, violations, lay.unreached)):
         out.append(f'<text x="{MARGIN}" y="{MARGIN + 16 + 22 * row}" '
                    f'class="{cls}">{html.escape(text)}</text>')
     path = []

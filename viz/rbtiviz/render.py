@@ -24,12 +24,13 @@ The drawing follows the child pointers from the root, like the dump does:
 
 DOT node names: ``n<ID>`` for tree nodes, ``nil_<ID>_<L|R>`` for NIL leaves,
 ``sub_<ID>`` for a box standing for the subtree rooted at node ``ID``,
-``gone_<ID>_<L|R>`` for a child pointer that names no dumped node or a node
-already reached (a cycle or a shared node: only on a corrupted tree).
+``gone_<ID>_<L|R>`` for a child pointer that is no edge of the tree
+(:mod:`rbtilib.shape`: a cycle, a shared node or an id missing from the dump,
+labelled with the fault's word; only on a corrupted tree).  Nodes the walk
+does not reach are listed under the title.
 """
 from __future__ import annotations
 
-import dataclasses
 import html
 import shutil
 import subprocess
@@ -38,6 +39,8 @@ from typing import Collection, Iterable, Iterator
 
 from rbtilib.checker import Violation, check
 from rbtilib.dump import Node, Tree, format_flags
+from rbtilib.record import record
+from rbtilib.shape import MISSING, WORDS, Shape, unreached_line
 
 RED_FILL = "#c62828"
 BLACK_FILL = "#212121"
@@ -63,7 +66,7 @@ DIRECT_OVER = 300
 LEFT, RIGHT = "L", "R"
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class _Child:
     """One child slot of a drawn node: which side, and what hangs there."""
 
@@ -96,63 +99,6 @@ def _children(node: Node) -> tuple[_Child, _Child]:
     return (_Child(node.id, LEFT, node.left), _Child(node.id, RIGHT, node.right))
 
 
-class _Shape:
-    """The tree as drawn: every dumped node once, reached from the root.
-
-    A child pointer becomes a tree edge when it is the first link to reach
-    a dumped node; a link to a node already reached (a cycle or a shared
-    node, only on a corrupted tree) or to an id missing from the dump is
-    not, and is drawn as a dashed box instead. The checker blames such
-    links on its ``parent`` rule; this class only decides what to draw.
-    """
-
-    def __init__(self, tree: Tree) -> None:
-        self.up: dict[int, tuple[int, str] | None] = {}
-        self.kids: dict[int, list[int]] = {}
-        self.order: list[int] = []          # preorder
-        self.size: dict[int, int] = {}
-        if tree.root is None or tree.root not in tree.nodes:
-            return
-        self.up[tree.root] = None
-        stack = [tree.root]
-        while stack:
-            nid = stack.pop()
-            self.order.append(nid)
-            kids = []
-            for child in _children(tree.nodes[nid]):
-                if child.target in tree.nodes and child.target not in self.up:
-                    self.up[child.target] = (nid, child.side)
-                    kids.append(child.target)
-            self.kids[nid] = kids
-            stack.extend(reversed(kids))
-        for nid in reversed(self.order):    # children before parents
-            self.size[nid] = 1 + sum(self.size[k] for k in self.kids[nid])
-
-    def is_edge(self, child: _Child) -> bool:
-        """Whether this child slot is the tree edge that reaches its target."""
-        return self.up.get(child.target) == (child.parent, child.side)
-
-    def subtree(self, top: int) -> Iterator[int]:
-        """Ids under ``top`` (itself included), preorder."""
-        stack = [top]
-        while stack:
-            nid = stack.pop()
-            yield nid
-            stack.extend(reversed(self.kids[nid]))
-
-    def ancestors_of(self, ids: Iterable[int]) -> set[int]:
-        """The given (drawn) ids and every node above them."""
-        keep: set[int] = set()
-        for cur in ids:
-            while cur in self.up and cur not in keep:
-                keep.add(cur)
-                link = self.up[cur]
-                if link is None:
-                    break
-                cur = link[0]
-        return keep
-
-
 def _quote(value: str) -> str:
     escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     return '"' + escaped + '"'
@@ -182,7 +128,8 @@ def _node_label(tree: Tree, node: Node, show_id: bool) -> _Html:
     return _Html("<BR/>".join(lines))
 
 
-def _title(tree: Tree, title: str | None, violations: list[Violation]) -> _Html:
+def _title(tree: Tree, title: str | None, violations: list[Violation],
+           shape: Shape) -> _Html:
     head = title if title is not None else (
         f"{tree.name} ({tree.api}: {format_flags(tree.flags)})")
     bh = black_height(tree)
@@ -192,6 +139,9 @@ def _title(tree: Tree, title: str | None, violations: list[Violation]) -> _Html:
              html.escape(stats)]
     if tree.error:
         lines.append(f'<FONT COLOR="{RED_FILL}">dump error: {html.escape(tree.error)}</FONT>')
+    unreached = unreached_line(shape.unreached())
+    if unreached:
+        lines.append(f'<FONT COLOR="{RED_FILL}">{html.escape(unreached)}</FONT>')
     if violations:
         first = violations[0]
         where = "" if first.node is None else f" node {first.node}"
@@ -243,7 +193,7 @@ def _tree_node(tree: Tree, node: Node, outline: str | None) -> str:
     return f"  n{node.id} {_attrs(**attrs)};"
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class _Marks:
     """Which nodes to outline: asked for by the caller, or named by the checker."""
 
@@ -259,23 +209,24 @@ class _Marks:
         return None
 
 
-def _body(tree: Tree, marks: _Marks, max_depth: int | None,
+def _body(tree: Tree, shape: Shape, marks: _Marks, max_depth: int | None,
           collapse_over: int | None) -> Iterator[str]:
     """DOT statements for the nodes and edges, walking preorder from the root."""
     if tree.root is None:
         yield _nil("nil_root")
         return
     if tree.root not in tree.nodes:
-        yield _gone("gone_root", tree.root, "not dumped")
+        yield _gone("gone_root", tree.root, WORDS[MISSING])
         return
-    shape = _Shape(tree)
+    size = shape.sizes()
+    bad = shape.bad_by_node()
     keep = shape.ancestors_of(marks.highlight | marks.flagged)
 
     def boxed(node_id: int, depth: int) -> bool:
         if max_depth is not None and depth > max_depth:
             return True
         return (collapse_over is not None and node_id != tree.root
-                and node_id not in keep and shape.size[node_id] > collapse_over)
+                and node_id not in keep and size[node_id] > collapse_over)
 
     stack: list[tuple[int, int]] = [(tree.root, 1)]
     while stack:
@@ -298,10 +249,10 @@ def _body(tree: Tree, marks: _Marks, max_depth: int | None,
                 name = f"nil_{node_id}_{child.side}"
                 yield _nil(name)
                 yield _edge(tail, name, color=NIL_COLOR)
-            elif not shape.is_edge(child):
+            elif shape.links[node_id][child.side == RIGHT] != child.target:
                 name = f"gone_{node_id}_{child.side}"
-                why = "linked twice" if child.target in tree.nodes else "not dumped"
-                yield _gone(name, child.target, why)
+                yield _gone(name, child.target,
+                            bad[node_id][child.side == RIGHT].why)
                 yield _edge(tail, name, color=RED_FILL, style="dashed")
             else:
                 head = "sub_" if boxed(child.target, depth + 1) else "n"
@@ -337,17 +288,19 @@ def to_dot(tree: Tree, highlight: Iterable[int] = (), max_depth: int | None = No
     wanted = frozenset(highlight)
     violations = violations_of(tree) if highlight_violation else []
     flagged = frozenset(v.node for v in violations if v.node is not None) - wanted
+    shape = Shape(tree)
     lines = [
         f"digraph {_quote('rbtree ' + tree.name)} {{",
         "  graph " + _attrs(ordering="out", nodesep=0.3, ranksep=0.4, labelloc="t",
                             fontname=FONT, fontsize=12, bgcolor="white", margin=0.2,
-                            label=_title(tree, title, violations)) + ";",
+                            label=_title(tree, title, violations, shape)) + ";",
         "  node " + _attrs(shape="circle", style="filled", fontname=FONT, fontsize=13,
                            fontcolor=NODE_FONT_COLOR, width=0.5, margin=0.03,
                            penwidth=1.5, fillcolor=BOX_FILL) + ";",
         "  edge " + _attrs(arrowhead="none", color="#616161", penwidth=1.3) + ";",
     ]
-    lines.extend(_body(tree, _Marks(wanted, flagged), max_depth, collapse_over))
+    lines.extend(_body(tree, shape, _Marks(wanted, flagged), max_depth,
+                       collapse_over))
     lines.append("}")
     return "\n".join(lines) + "\n"
 

@@ -15,7 +15,7 @@ import pytest
 from rbtilib.dump import parse_dump
 from rbtiviz import flipbook, headless
 from rbtiviz.flipbook import Series, render_series
-from rbtiviz.test_render import (DUMP_7, DUMP_DUP, DUMP_EMPTY, DUMP_RED_RED, RENDER_CLI,
+from tests_support.dumps import (DUMP_7, DUMP_DUP, DUMP_EMPTY, DUMP_RED_RED, RENDER_CLI,
                                  tree_of)
 
 TREES = [DUMP_EMPTY, DUMP_DUP, DUMP_7, DUMP_RED_RED, DUMP_7]
@@ -120,7 +120,7 @@ def test_page_in_chromium_steps_with_keys_and_buttons(tmp_path):
 def test_one_frame_per_insert_shows_rotations_and_recolours(tmp_path):
     """Per-operation frames: each caption names the rebalancing it saw,
     and the changed nodes and links are highlighted."""
-    from rbtilib.testing import FakeDebugfs
+    from tests_support.trees import FakeDebugfs
     driver = FakeDebugfs()
     with Series(tmp_path, "santos", every=1) as series:
         for key in (10, 20, 30, 15, 25, 5):

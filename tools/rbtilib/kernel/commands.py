@@ -112,7 +112,7 @@ def compare_trees(a, b) -> str | None:
 
 
 def cmd_verify(args, prog) -> int:
-    from .driver import DEFAULT_ROOT, Debugfs
+    from ..driver import DEFAULT_ROOT, Debugfs
     driver = Debugfs(getattr(args, "root", DEFAULT_ROOT) or DEFAULT_ROOT)
     args.preset, args.tree = "inspector", None
     specs = _specs(prog, args)

@@ -6,7 +6,7 @@ import struct
 import sys
 
 from . import Fault, KernelError
-from .vmcore import add_vmcoreinfo, core_has_vmcoreinfo
+from .vmcore import add_vmcoreinfo, core_has_vmcoreinfo, elf_notes
 from .walk import PTR, Memory, TypeInfo
 
 
@@ -80,17 +80,9 @@ class DrgnType(TypeInfo):
 
 
 def _build_id_of_notes(data: bytes) -> str | None:
-    """The GNU build id in a run of ELF notes."""
-    pos = 0
-    while pos + 12 <= len(data):
-        namesz, descsz, ntype = struct.unpack_from("<III", data, pos)
-        name_end = pos + 12 + ((namesz + 3) & ~3)
-        desc = data[name_end:name_end + descsz]
-        if ntype == 3 and data[pos + 12:pos + 12 + namesz].rstrip(b"\0") \
-                == b"GNU":
-            return desc.hex()
-        pos = name_end + ((descsz + 3) & ~3)
-    return None
+    """The GNU build id (NT_GNU_BUILD_ID) in a run of ELF notes."""
+    return next((desc.hex() for name, ntype, desc in elf_notes(data)
+                 if ntype == 3 and name == b"GNU"), None)
 
 
 def build_id_of_elf(path: str) -> str | None:
@@ -127,24 +119,31 @@ def running_build_id(notes: str) -> str | None:
         return None
 
 
-def find_vmlinux(explicit: str | None) -> str:
-    """The vmlinux of the running kernel; KernelError naming what is
-    missing."""
+def find_vmlinux(explicit: str | None) -> str | None:
+    """The vmlinux of the running kernel in the places only rbti knows
+    (--vmlinux, $RBTI_KBUILD, if its build id matches), or None: drgn's
+    own search (``load_debug_info(default=True)``: /usr/lib/debug,
+    /boot, /lib/modules/RELEASE/build, by build id) does the rest."""
+    if explicit:
+        return explicit
+    build = os.environ.get("RBTI_KBUILD")
+    path = os.path.join(build, "vmlinux") if build else None
+    if path and os.path.exists(path):
+        want = running_build_id("/sys/kernel/notes")
+        if want is None or build_id_of_elf(path) == want:
+            return path
+    return None
+
+
+def no_vmlinux(error: Exception) -> KernelError:
+    """The error for a running kernel whose vmlinux neither rbti nor drgn
+    found (*error*: drgn's)."""
     want = running_build_id("/sys/kernel/notes")
-    release = os.uname().release
-    places = [explicit] if explicit else [
-        os.path.join(os.environ[v], "vmlinux")
-        for v in ("RBTI_KBUILD",) if os.environ.get(v)] + [
-        f"/usr/lib/debug/boot/vmlinux-{release}",
-        f"/lib/modules/{release}/build/vmlinux", f"/boot/vmlinux-{release}"]
-    for path in places:
-        if os.path.exists(path):
-            have = build_id_of_elf(path)
-            if explicit or want is None or have == want:
-                return path
-    raise KernelError(
-        f"no vmlinux for the running kernel (build id {want or 'unknown'}); "
-        f"looked in {', '.join(places)}; set RBTI_KBUILD or pass --vmlinux")
+    build = os.environ.get("RBTI_KBUILD")
+    where = f"{build}/vmlinux has another build id; " if build else ""
+    return KernelError(
+        f"no vmlinux for the running kernel (build id {want or 'unknown'})"
+        f": {where}drgn: {error}; set RBTI_KBUILD or pass --vmlinux")
 
 
 def find_module_ko(name: str, dirs: list) -> str | None:
@@ -221,7 +220,7 @@ def open_program(args):
             raise KernelError("--core needs --vmlinux (the dump's kernel)")
         files = [args.vmlinux]
     else:
-        files = [find_vmlinux(args.vmlinux)]
+        files = [path for path in (find_vmlinux(args.vmlinux),) if path]
         dirs = [d for d in (os.environ.get("RBTI_KMOD"),) if d]
         ko = find_module_ko("rbtree_inspector", dirs)
         if ko:
@@ -246,10 +245,14 @@ def open_program(args):
     except (OSError, ValueError) as e:
         raise KernelError(f"{core}: {e}") from None
     try:
-        prog.load_debug_info(files)
+        # The live kernel: what rbti found, and drgn's own search for the
+        # rest (the vmlinux too, if rbti's places had none).
+        prog.load_debug_info(files, default=not args.core)
     except drgn.MissingDebugInfoError as e:
         # Missing info for modules we do not read is fine.
         if "vmlinux" in str(e) and "kernel" in str(e).lower():
+            if not args.core and not args.vmlinux:
+                raise no_vmlinux(e) from None
             raise KernelError(f"no debug info for the kernel: {e}") from None
     return prog
 

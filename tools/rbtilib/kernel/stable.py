@@ -11,9 +11,9 @@ the answer is :class:`~rbtilib.kernel.Changed`.
 """
 
 import time
-from dataclasses import dataclass
 
 from .. import checker
+from ..record import record
 from ..dump import UNKNOWN, DumpError, Node, Ref, Tree, format_dump
 from . import Changed
 from .walk import MAX_DEPTH, RB_BLACK, Memory, Snapshot, TreeSpec, read_once
@@ -157,7 +157,7 @@ def to_dump(snap: Snapshot, ids: dict) -> str:
     return format_dump(to_tree(snap, ids))
 
 
-@dataclass
+@record
 class Result:
     """A stable read and its verdict."""
 

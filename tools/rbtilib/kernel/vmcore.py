@@ -27,15 +27,20 @@ def _elf_phdrs(f) -> tuple:
                    for i in range(phnum)]
 
 
-def _notes(data: bytes):
-    """(name, desc) of each ELF note in *data*."""
+def elf_notes(data: bytes):
+    """(name, type, desc) of each ELF note in *data*."""
     pos = 0
     while pos + 12 <= len(data):
-        namesz, descsz, _ = struct.unpack_from("<III", data, pos)
+        namesz, descsz, ntype = struct.unpack_from("<III", data, pos)
         name_end = pos + 12 + ((namesz + 3) & ~3)
-        yield (data[pos + 12:pos + 12 + namesz].rstrip(b"\0"),
+        yield (data[pos + 12:pos + 12 + namesz].rstrip(b"\0"), ntype,
                data[name_end:name_end + descsz])
         pos = name_end + ((descsz + 3) & ~3)
+
+
+def _notes(data: bytes):
+    """(name, desc) of each ELF note in *data*."""
+    return ((name, desc) for name, _, desc in elf_notes(data))
 
 
 def core_has_vmcoreinfo(path: str) -> bool:

@@ -21,9 +21,9 @@ Other kernel trees have no such list: their dumps have no ``nodes`` line
 """
 
 import struct
-from dataclasses import dataclass, field
 from typing import Callable
 
+from ..record import factory, record
 from . import Fault
 
 MAX_DEPTH = 128
@@ -119,7 +119,7 @@ def u64(value: int) -> int:
 
 # --- what to read --------------------------------------------------------
 
-@dataclass
+@record
 class Layout:
     """Where the rb_node is in an entry and what its fields are."""
 
@@ -130,7 +130,7 @@ class Layout:
     left_off: int = 16
 
 
-@dataclass
+@record
 class TreeSpec:
     """One tree to read.  Slots are addresses of pointers in memory."""
 
@@ -157,7 +157,7 @@ class TreeSpec:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Raw:
     """One node as read: its rb_node words and the entry's values."""
 
@@ -172,7 +172,7 @@ class Raw:
     next: int | None = None     # the entry's list_head.next, if listed
 
 
-@dataclass
+@record
 class Snapshot:
     """One read of a tree."""
 
@@ -186,7 +186,7 @@ class Snapshot:
     depth: dict                 # address -> depth (1 = root)
     unread: dict                # address -> why (fault, depth, size)
     listed: list | None = None  # allocated nodes (list order), if known
-    lost: dict = field(default_factory=dict)    # listed, not reached
+    lost: dict = factory(dict)    # listed, not reached
     error: str | None = None
     allocated: int | None = None    # the list's length as the tree says
     list_problem: str | None = None     # why the list cannot be used

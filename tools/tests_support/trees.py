@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""TEST FIXTURE ONLY: a pure-Python red-black tree and a fake debugfs.
+"""Test fixtures: a pure-Python red-black tree and a fake debugfs.
 
 Nothing here is used against the real module.  :class:`RBTree` is a small
 textbook red-black tree (parent pointers, subtree sizes, caches) that makes
@@ -13,10 +13,10 @@ import errno
 import itertools
 from typing import Callable, Iterator
 
-from . import refcheck
-from .driver import CheckResult, DebugfsError, TreeInfo, parse_check
-from . import record
-from .dump import Node, Tree, format_dump, inorder, parse_flags
+from rbtilib import record
+from rbtilib.driver import CheckResult, DebugfsError, TreeInfo, parse_check
+from rbtilib.dump import Node, Tree, format_dump, inorder, parse_flags
+from tests_support import refcheck
 
 CONTRACT_TREES = [
     TreeInfo("overstreet", "overstreet", parse_flags("unique,outofline")),

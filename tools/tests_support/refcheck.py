@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """A second checker, written apart from :mod:`rbtilib.checker`, for the
-host's stand-in of the module (:class:`rbtilib.testing.FakeDebugfs`).
+host's stand-in of the module (:class:`tests_support.trees.FakeDebugfs`).
 
 The module's ``check`` file and the Python checker are two independent
 implementations of one contract, and tests hold them to the same class
@@ -12,7 +12,7 @@ rule.  It knows the rules of kmod/DEBUGFS.md "check classes" that a
 corrupt command can break; the dump's ``error depth`` cut is not one.
 """
 
-from .dump import Tree
+from rbtilib.dump import Tree
 
 
 class _Fail(Exception):

@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Rules of how rbtilib and rbtiviz are built: one record system, no test
+helper shipped in rbtilib, tests that do not import each other, a
+one-way dependency (rbtiviz uses rbtilib, never the other way round) and
+no source file over 600 lines."""
+
+import os
+import re
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOLS = os.path.dirname(HERE)
+REPO = os.path.dirname(TOOLS)
+VIZ = os.path.join(REPO, "viz")
+PACKAGES = {"rbtilib": HERE, "rbtiviz": os.path.join(VIZ, "rbtiviz")}
+
+
+def python_files(root: str, tests: bool):
+    """(path, text) of the .py files under *root*: the test modules if
+    *tests*, else the others."""
+    for dirpath, _, files in os.walk(root):
+        for name in sorted(files):
+            if name.endswith(".py") and \
+                    name.startswith("test_") == tests:
+                path = os.path.join(dirpath, name)
+                with open(path, encoding="utf-8") as f:
+                    yield path, f.read()
+
+
+def imports(text: str) -> list:
+    """The modules a source imports (absolute names; relative ones as
+    written, with their dots)."""
+    found = re.findall(r"^\s*from\s+(\S+)\s+import|^\s*import\s+(\S+)",
+                       text, re.M)
+    return [a or b for a, b in found]
+
+
+def offenders(tests: bool, bad) -> list:
+    out = []
+    for root in PACKAGES.values():
+        for path, text in python_files(root, tests):
+            out += [f"{os.path.relpath(path, REPO)}: {m}"
+                    for m in imports(text) if bad(m)]
+    return out
+
+
+def test_record_is_the_one_record_system():
+    """Records are rbtilib.record's: dataclasses costs rbti's start-up
+    its import and builds a frozen instance about twice as slowly
+    (figures: record.py's docstring)."""
+    assert offenders(False, lambda m: m == "dataclasses") == []
+
+
+def test_no_test_helper_ships_in_rbtilib():
+    """The guest runs rbtilib: the test helpers live in tests_support,
+    which no shipped module imports."""
+    assert not os.path.exists(os.path.join(HERE, "testing.py"))
+    assert offenders(False, lambda m: m.split(".")[0] == "tests_support") \
+        == []
+
+
+def test_test_modules_do_not_import_each_other():
+    assert offenders(True, lambda m: m.split(".")[-1].startswith("test_")) \
+        == []
+
+
+def test_rbtilib_never_imports_rbtiviz():
+    """rbtiviz depends on rbtilib, not the other way round: the command
+    line hands the fuzzer what it needs of rbtiviz."""
+    found = []
+    for path, text in python_files(HERE, False):
+        found += [f"{os.path.relpath(path, REPO)}: {m}"
+                  for m in imports(text) if m.split(".")[0] == "rbtiviz"]
+    assert found == []
+
+
+@pytest.mark.parametrize("root", ["tools", "viz"])
+def test_no_source_file_over_600_lines(root):
+    """Non-test sources of tools/ and viz/: Python modules and scripts
+    (viz/rbtiviz/viewer.html, a page with its script, is not counted)."""
+    long = []
+    for dirpath, dirs, files in os.walk(os.path.join(REPO, root)):
+        dirs[:] = [d for d in dirs if d not in ("out", "__pycache__")]
+        for name in files:
+            path = os.path.join(dirpath, name)
+            if name.startswith("test_") or name.endswith(
+                    (".pyc", ".png", ".svg", ".json", ".dump", ".md", ".html")):
+                continue
+            try:
+                with open(path, encoding="utf-8") as f:
+                    lines = sum(1 for _ in f)
+            except (UnicodeDecodeError, OSError):
+                continue
+            if lines > 600:
+                long.append(f"{os.path.relpath(path, REPO)}: {lines}")
+    assert long == []

@@ -1,0 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Helpers of the host tests of rbtilib and rbtiviz; not shipped with
+rbtilib (the guest runs rbtilib, never these).
+
+:mod:`.trees` (a textbook red-black tree, corrupted trees, a fake
+debugfs, loading a script as a module), :mod:`.shared` (what several
+test modules use: the fuzz configuration, the loaded ``rbti`` script)
+and :mod:`.dumps` (sample dumps of the renderer's tests).
+"""
