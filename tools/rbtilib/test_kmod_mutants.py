@@ -170,6 +170,8 @@ def test_time_outs_and_harness_errors_are_no_kills():
     assert run.outcome(killed, seeds, suites) == "killed"
     assert run.outcome(run.Verdict(build_failed=True), seeds,
                        suites) == "build failed"
+    assert run.outcome(run.Verdict(boot_failed=True), seeds,
+                       suites) == "boot failed"
 
 
 def test_the_table_names_its_run(tmp_path):
