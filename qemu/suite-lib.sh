@@ -6,7 +6,10 @@
 # Source it; do not run it.
 set -o pipefail
 
-SUITES_FILE=${RBTI_SUITES_FILE:-$QEMU_DIR/suites}
+# QUICK=1: the quick tier's list, qemu/suites-quick. Exported: the guest's
+# half of a run (qemu/guest-suites) reads the same list.
+SUITES_FILE=${RBTI_SUITES_FILE:-$QEMU_DIR/suites${QUICK:+-quick}}
+export RBTI_SUITES_FILE=$SUITES_FILE
 
 # suite_list [WHERE]: "NAME WHERE LIMIT" for every suite in the list (of
 # that WHERE only, if given), in order. WHERE: host; guest (the run's

@@ -178,7 +178,8 @@ def test_results_writes_the_page_of_times(tmp_path):
     results = tmp_path / "test"
     results.mkdir()
     (results / "expected").write_text("static host 900\nkunit guest 300\n")
-    for name, log, secs in (("static", "3 passed, 0 failed\n", 12),
+    for name, log, secs in (("static", "ok 1 - a\nok 2 - b\nok 3 - c\n"
+                                       "3 passed, 0 failed\n", 12),
                             ("kunit", "ok 1 - a\n1 passed, 0 failed\n", 30)):
         (results / f"{name}.log").write_text(log)
         (results / f"{name}.rc").write_text("0\n")

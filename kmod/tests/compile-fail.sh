@@ -6,7 +6,8 @@
 # A case named ok-*.c must build (it proves the harness works); every other
 # case must fail, with the message on its " * expect: " line among the
 # compiler's errors (the BUILD_BUG that rejects it, not some other error).
-# Prints PASS/FAIL per case, then "N passed, N failed"; exits 1 on any FAIL.
+# Prints a KTAP line per case ("ok N - name" / "not ok N - name"), then
+# "N passed, N failed"; exits 1 on any failure.
 set -eu
 
 KBUILD=${2:-${KBUILD:-}}
@@ -72,13 +73,14 @@ for case in "$CASES_DIR"/*.c; do
 		fi
 		;;
 	esac
-	echo "$verdict $name"
 	if [ $verdict = PASS ]; then
 		passed=$((passed + 1))
+		echo "ok $((passed + failed)) - $name"
 	else
 		failed=$((failed + 1))
-		echo "  $why; build log:"
-		grep -E 'error|warning' "$dir/build.log" | head -n 5 | sed 's/^/    /'
+		echo "not ok $((passed + failed)) - $name"
+		echo "#   $why; build log:"
+		grep -E 'error|warning' "$dir/build.log" | head -n 5 | sed 's/^/#     /'
 	fi
 done
 

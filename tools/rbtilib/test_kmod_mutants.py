@@ -137,3 +137,51 @@ def test_reload_script_unloads_then_loads(tmp_path):
     assert subprocess.run([script], env=env).returncode == 0
     assert log.read_text() == ("rmmod rbtree_inspector\n"
                                "insmod /k/rbtree_inspector.ko\n")
+
+
+def test_an_unended_run_is_a_kill_only_if_the_kernel_died(tmp_path):
+    """A run without its end marker: the guest died (a kill), ran out of
+    time (a time-out) or the harness broke (fuzz-seed crashed: an error),
+    never a kill by default."""
+    run = load()
+    clean = tmp_path / "clean.log"
+    clean.write_text("[    1.0] Run /init as init process\n")
+    died = tmp_path / "died.log"
+    died.write_text("[    9.0] Kernel panic - not syncing: Fatal exception\n")
+    assert not run.kernel_died(0, str(clean))
+    assert run.kernel_died(0, str(died))
+    assert run.kernel_died(125, str(clean))
+    assert run.unended(0, False) == "E"
+    assert run.unended(124, False) == "T"
+    assert run.unended(0, True) == "D"
+
+
+def test_time_outs_and_harness_errors_are_no_kills():
+    run = load()
+    seeds, suites = [1, 2], ["kunit"]
+    mutant = run.Mutant("m", "f.c", "", "a", "b")
+    timed = run.Verdict(runs={"fuzz 1": "T", "fuzz 2": "-", "suite kunit": "-"})
+    assert run.outcome(timed, seeds, suites) == "time-out"
+    assert "| 0/2 (T) | survived | time-out |" in run.row(mutant, timed, seeds,
+                                                          suites)
+    broken = run.Verdict(runs={"fuzz 1": "E", "fuzz 2": "T"})
+    assert run.outcome(broken, seeds, suites) == "harness error"
+    killed = run.Verdict(runs={"fuzz 1": "T", "fuzz 2": "D"})
+    assert run.outcome(killed, seeds, suites) == "killed"
+    assert run.outcome(run.Verdict(build_failed=True), seeds,
+                       suites) == "build failed"
+    assert run.outcome(run.Verdict(boot_failed=True), seeds,
+                       suites) == "boot failed"
+
+
+def test_the_table_names_its_run(tmp_path):
+    run = load()
+    args = run.argparse.Namespace(names=["a", "b"], ops=100, table=None)
+    head = run.table_head(args, [1, 2, 3])
+    assert "`make mutants MUTANTS='a b'`" in head and "commit " in head
+    assert "UTC" in head and "CPUs" in head
+    path = tmp_path / "docs" / "m.md"
+    run.write_table(str(path), head, ["| h |", "| --- |", "| r |"], 1, 18)
+    text = path.read_text()
+    assert text.startswith("# Mutants\n") and "1 of 18 mutants" in text
+    assert text.rstrip().endswith("| r |")
