@@ -14,6 +14,10 @@
  * sched_entity.deadline and augmented with sched_entity.min_vruntime, the
  * least vruntime in each subtree; before, it was ordered by vruntime.
  */
-#define RBTI_HAVE_EEVDF (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0))
+#if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
+#define RBTI_HAVE_EEVDF 1
+#else
+#define RBTI_HAVE_EEVDF 0
+#endif
 
 #endif /* _RBTI_COMPAT_H */

@@ -572,7 +572,7 @@ __rb_generic_end(const struct rb_generic_rel *rel, void *cont, bool last)
 #define __rb_generic_offset(type, member)				\
 	__PASTE(__rb_generic_offset_, __rb_generic_is_blank(member))(type, member)
 #define __rb_generic_offset_0(type, member) offsetof(type, member)
-#define __rb_generic_offset_1(type, member) 0
+#define __rb_generic_offset_1(...) 0	/* a blank member: no offset */
 
 /* Whether a possibly blank member has type @mtype (blank: yes). */
 #define __rb_generic_type_ok(type, member, mtype)			\
@@ -580,7 +580,7 @@ __rb_generic_end(const struct rb_generic_rel *rel, void *cont, bool last)
 		__rb_generic_is_blank(member))(type, member, mtype)
 #define __rb_generic_type_ok_0(type, member, mtype)			\
 	__same_type(((type *)0)->member, mtype)
-#define __rb_generic_type_ok_1(type, member, mtype) 1
+#define __rb_generic_type_ok_1(...) 1	/* a blank member: no type */
 
 /* The augment argument, which may be 0, as a pointer. */
 #define __rb_generic_aug(augment)					\

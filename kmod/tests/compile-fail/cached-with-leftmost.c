@@ -5,7 +5,7 @@
  */
 #include "cf_common.h"
 
-#define CF_CONT struct cf_ccont
+#define CF_CACHED
 RB_DEFINE_INTERFACE(cf, struct cf_ccont, root, left, /* no rightmost */,
 		    /* no count */, struct cf_obj, node, key, 0, cf_cmp, 0)
 

@@ -23,7 +23,7 @@ struct cf_cont {
 	unsigned long count;
 };
 
-/* The same with an rb_root_cached root (cases that #define CF_CONT it). */
+/* The same with an rb_root_cached root (cases that #define CF_CACHED). */
 struct cf_ccont {
 	struct rb_root_cached root;
 	struct rb_node *left;

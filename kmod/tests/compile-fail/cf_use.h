@@ -4,12 +4,13 @@
  * of the generated insert, so that the interface's build checks are
  * emitted, and the module boilerplate.
  */
-#ifndef CF_CONT
-#define CF_CONT struct cf_cont
+#ifdef CF_CACHED	/* the case's container is struct cf_ccont */
+struct cf_obj *cf_use(struct cf_ccont *c, struct cf_obj *o);
+struct cf_obj *cf_use(struct cf_ccont *c, struct cf_obj *o)
+#else
+struct cf_obj *cf_use(struct cf_cont *c, struct cf_obj *o);
+struct cf_obj *cf_use(struct cf_cont *c, struct cf_obj *o)
 #endif
-
-struct cf_obj *cf_use(CF_CONT *c, struct cf_obj *o);
-struct cf_obj *cf_use(CF_CONT *c, struct cf_obj *o)
 {
 	return cf_insert(c, o);
 }

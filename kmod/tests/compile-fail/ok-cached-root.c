@@ -7,7 +7,7 @@
  */
 #include "cf_common.h"
 
-#define CF_CONT struct cf_ccont
+#define CF_CACHED
 RB_DEFINE_INTERFACE(cf, struct cf_ccont, root, /* rb_leftmost */,
 		    /* no rightmost */, count, struct cf_obj, node, key,
 		    RB_HAS_LEFTMOST | RB_UNIQUE_KEYS | RB_INSERT_REPLACES |

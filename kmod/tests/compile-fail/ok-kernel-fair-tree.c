@@ -13,6 +13,9 @@
  * expect: (builds)
  */
 #include <linux/module.h>
+/* What kernel/sched/ includes before sched.h, which needs them. */
+#include <linux/mmu_context.h>
+#include <linux/sched/cputime.h>
 #include <../kernel/sched/sched.h>
 
 #include "compat.h"
