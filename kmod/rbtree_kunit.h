@@ -243,7 +243,7 @@ void rbt_run_sequence(struct kunit *test, const struct rbt_iface *t,
 void rbt_iface_desc(const struct rbt_iface *const *t, char *desc);
 
 /* The suites, registered together in rbtree_kunit_lib.c. */
-extern struct kunit_suite rbtree_generic_overstreet_suite;
+extern struct kunit_suite rbtree_generic_node_suite;
 extern struct kunit_suite rbtree_generic_interface_suite;
 extern struct kunit_suite rbtree_generic_hints_suite;
 extern struct kunit_suite rbtree_generic_flags_suite;

@@ -513,7 +513,7 @@ void rbt_iface_desc(const struct rbt_iface *const *t, char *desc)
 		scnprintf(desc + len, KUNIT_PARAM_DESC_SIZE - len, " (max)");
 }
 
-kunit_test_suites(&rbtree_generic_overstreet_suite,
+kunit_test_suites(&rbtree_generic_node_suite,
 		  &rbtree_generic_interface_suite,
 		  &rbtree_generic_hints_suite,
 		  &rbtree_generic_flags_suite,

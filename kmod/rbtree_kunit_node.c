@@ -31,7 +31,7 @@ static unsigned int rbt_nodes(const struct rb_root *root)
 }
 
 /* rb_insert() links a new key (0) and refuses an equal one (-1). */
-static void rbtree_generic_overstreet_test_insert_unique(struct kunit *test)
+static void rbtree_generic_node_test_insert_unique(struct kunit *test)
 {
 	struct rbt_obj *a = rbt_new(test, 5), *b = rbt_new(test, 5);
 	struct rbt_obj *c = rbt_new(test, 7);
@@ -49,7 +49,7 @@ static void rbtree_generic_overstreet_test_insert_unique(struct kunit *test)
 }
 
 /* rb_insert_allow_dup() puts an equal key after the present ones. */
-static void rbtree_generic_overstreet_test_insert_dup_order(struct kunit *test)
+static void rbtree_generic_node_test_insert_dup_order(struct kunit *test)
 {
 	static const s64 keys[] = { 3, 1, 3, 2, 3, 1 };
 	static const unsigned int order[] = { 1, 5, 3, 0, 2, 4 };
@@ -72,7 +72,7 @@ static void rbtree_generic_overstreet_test_insert_dup_order(struct kunit *test)
 }
 
 /* rb_search() finds an equal node or NULL, also on an empty tree. */
-static void rbtree_generic_overstreet_test_search(struct kunit *test)
+static void rbtree_generic_node_test_search(struct kunit *test)
 {
 	struct rb_root root = RB_ROOT;
 	s64 k;
@@ -88,7 +88,7 @@ static void rbtree_generic_overstreet_test_search(struct kunit *test)
 }
 
 /* rb_greater() is the first node strictly above the key, at both ends. */
-static void rbtree_generic_overstreet_test_greater(struct kunit *test)
+static void rbtree_generic_node_test_greater(struct kunit *test)
 {
 	static const s64 keys[] = { 10, 20, 20, 30 };
 	struct rbt_obj *objs[ARRAY_SIZE(keys)];
@@ -117,7 +117,7 @@ static void rbtree_generic_overstreet_test_greater(struct kunit *test)
  * The inlined versions, called here with a constant comparison as their
  * callers do, build and search exactly as the out-of-line ones.
  */
-static void rbtree_generic_overstreet_test_inline_matches(struct kunit *test)
+static void rbtree_generic_node_test_inline_matches(struct kunit *test)
 {
 	struct rb_root inl = RB_ROOT, ool = RB_ROOT;
 	char buf[RBT_VERDICT];
@@ -147,7 +147,7 @@ static void rbtree_generic_overstreet_test_inline_matches(struct kunit *test)
 }
 
 /* RB_FIRST/LAST/NEXT/PREV and container_of_or_null() map NULL to NULL. */
-static void rbtree_generic_overstreet_test_helpers(struct kunit *test)
+static void rbtree_generic_node_test_helpers(struct kunit *test)
 {
 	struct rbt_obj *a = rbt_new(test, S64_MIN), *b = rbt_new(test, S64_MAX);
 	struct rb_root root = RB_ROOT;
@@ -171,7 +171,7 @@ static void rbtree_generic_overstreet_test_helpers(struct kunit *test)
  * links say, without recursing: a child link back to the root, and a
  * chain deeper than its stack whose parent links all agree.
  */
-static void rbtree_generic_overstreet_test_checker_bounded(struct kunit *test)
+static void rbtree_generic_node_test_checker_bounded(struct kunit *test)
 {
 	struct rbt_obj *objs[RBT_MAX_HEIGHT + 1];
 	struct rb_root root = RB_ROOT;
@@ -200,19 +200,19 @@ static void rbtree_generic_overstreet_test_checker_bounded(struct kunit *test)
 			   "height: node 32 deeper than 32");
 }
 
-static struct kunit_case rbtree_generic_overstreet_cases[] = {
-	KUNIT_CASE(rbtree_generic_overstreet_test_insert_unique),
-	KUNIT_CASE(rbtree_generic_overstreet_test_insert_dup_order),
-	KUNIT_CASE(rbtree_generic_overstreet_test_search),
-	KUNIT_CASE(rbtree_generic_overstreet_test_greater),
-	KUNIT_CASE(rbtree_generic_overstreet_test_inline_matches),
-	KUNIT_CASE(rbtree_generic_overstreet_test_helpers),
-	KUNIT_CASE(rbtree_generic_overstreet_test_checker_bounded),
+static struct kunit_case rbtree_generic_node_cases[] = {
+	KUNIT_CASE(rbtree_generic_node_test_insert_unique),
+	KUNIT_CASE(rbtree_generic_node_test_insert_dup_order),
+	KUNIT_CASE(rbtree_generic_node_test_search),
+	KUNIT_CASE(rbtree_generic_node_test_greater),
+	KUNIT_CASE(rbtree_generic_node_test_inline_matches),
+	KUNIT_CASE(rbtree_generic_node_test_helpers),
+	KUNIT_CASE(rbtree_generic_node_test_checker_bounded),
 	{}
 };
 
-struct kunit_suite rbtree_generic_overstreet_suite = {
-	.name = "rbtree_generic_overstreet",
+struct kunit_suite rbtree_generic_node_suite = {
+	.name = "rbtree_generic_node",
 	.init = rbt_init,
-	.test_cases = rbtree_generic_overstreet_cases,
+	.test_cases = rbtree_generic_node_cases,
 };
