@@ -242,6 +242,15 @@ void rbt_run_sequence(struct kunit *test, const struct rbt_iface *t,
 		      unsigned int steps);
 void rbt_iface_desc(const struct rbt_iface *const *t, char *desc);
 
+/*
+ * RBT_SUITE() - the suite @name, of the cases @name_cases, with rbt_init()
+ * @name: the suite's name, also the prefix of its cases' names
+ */
+#define RBT_SUITE(name)							\
+struct kunit_suite name ## _suite = {					\
+	.name = #name, .init = rbt_init, .test_cases = name ## _cases,	\
+}
+
 /* The suites, registered together in rbtree_kunit_lib.c. */
 extern struct kunit_suite rbtree_generic_node_suite;
 extern struct kunit_suite rbtree_generic_interface_suite;

@@ -107,6 +107,20 @@ static unsigned int rbt_position(const struct rb_node *node)
 	return i;
 }
 
+/*
+ * A step of a cross-API sequence: a new random key in *@k, and whether to
+ * erase instead, the node at in-order position *@i of the @n present.
+ */
+static bool rbt_erase_step(struct kunit *test, unsigned int n,
+			   unsigned int *i, s64 *k)
+{
+	*k = rbt_rand_key(test);
+	if (!n || rbt_rand(test, 3))
+		return false;
+	*i = rbt_rand(test, n);
+	return true;
+}
+
 /* rb_insert()'s 0/-1 as a pointer API's "inserted or not". */
 static int rbt_added(const void *conflict)
 {
@@ -127,9 +141,8 @@ static void rbtree_generic_cross_test_unique(struct kunit *test)
 	s64 k;
 
 	for (step = 0; step < 2 * RBT_STEPS; step++) {
-		k = rbt_rand_key(test);
-		if (n && rbt_rand(test, 3) == 0) {
-			i = rbt_rand(test, n--);
+		if (rbt_erase_step(test, n, &i, &k)) {
+			n--;
 			rb_erase(rbt_nth(&os, i), &os);
 			rb_erase(rbt_nth(&osi, i), &osi);
 			rbt_xset_remove(sc, rbt_of(rbt_nth(&sc->root, i)));
@@ -187,9 +200,8 @@ static void rbtree_generic_cross_test_dup(struct kunit *test)
 	s64 k;
 
 	for (step = 0; step < 2 * RBT_STEPS; step++) {
-		k = rbt_rand_key(test);
-		if (n && rbt_rand(test, 3) == 0) {
-			i = rbt_rand(test, n--);
+		if (rbt_erase_step(test, n, &i, &k)) {
+			n--;
 			rb_erase(rbt_nth(&os, i), &os);
 			rbt_xbag_remove(sc, rbt_of(rbt_nth(&sc->root, i)));
 			rbt_xaugbag_remove(ac, rbt_of(rbt_nth(&ac->root, i)));
@@ -225,8 +237,4 @@ static struct kunit_case rbtree_generic_cross_cases[] = {
 	{}
 };
 
-struct kunit_suite rbtree_generic_cross_suite = {
-	.name = "rbtree_generic_cross",
-	.init = rbt_init,
-	.test_cases = rbtree_generic_cross_cases,
-};
+RBT_SUITE(rbtree_generic_cross);

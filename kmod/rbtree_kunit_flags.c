@@ -84,8 +84,4 @@ static struct kunit_case rbtree_generic_flags_cases[] = {
 	{}
 };
 
-struct kunit_suite rbtree_generic_flags_suite = {
-	.name = "rbtree_generic_flags",
-	.init = rbt_init,
-	.test_cases = rbtree_generic_flags_cases,
-};
+RBT_SUITE(rbtree_generic_flags);

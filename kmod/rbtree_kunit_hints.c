@@ -174,8 +174,4 @@ static struct kunit_case rbtree_generic_hints_cases[] = {
 	{}
 };
 
-struct kunit_suite rbtree_generic_hints_suite = {
-	.name = "rbtree_generic_hints",
-	.init = rbt_init,
-	.test_cases = rbtree_generic_hints_cases,
-};
+RBT_SUITE(rbtree_generic_hints);

@@ -375,8 +375,4 @@ static struct kunit_case rbtree_generic_interface_cases[] = {
 	{}
 };
 
-struct kunit_suite rbtree_generic_interface_suite = {
-	.name = "rbtree_generic_interface",
-	.init = rbt_init,
-	.test_cases = rbtree_generic_interface_cases,
-};
+RBT_SUITE(rbtree_generic_interface);

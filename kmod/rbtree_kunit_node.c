@@ -211,8 +211,4 @@ static struct kunit_case rbtree_generic_node_cases[] = {
 	{}
 };
 
-struct kunit_suite rbtree_generic_node_suite = {
-	.name = "rbtree_generic_node",
-	.init = rbt_init,
-	.test_cases = rbtree_generic_node_cases,
-};
+RBT_SUITE(rbtree_generic_node);
