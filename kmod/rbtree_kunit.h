@@ -243,12 +243,12 @@ void rbt_run_sequence(struct kunit *test, const struct rbt_iface *t,
 void rbt_iface_desc(const struct rbt_iface *const *t, char *desc);
 
 /*
- * RBT_SUITE() - the suite @name, of the cases @name_cases, with rbt_init()
- * @name: the suite's name, also the prefix of its cases' names
+ * RBT_SUITE() - the suite @suite, of the cases @suite_cases, with rbt_init()
+ * @suite: the suite's name, also the prefix of its cases' names
  */
-#define RBT_SUITE(name)							\
-struct kunit_suite name ## _suite = {					\
-	.name = #name, .init = rbt_init, .test_cases = name ## _cases,	\
+#define RBT_SUITE(suite)						\
+struct kunit_suite suite ## _suite = {					\
+	.name = #suite, .init = rbt_init, .test_cases = suite ## _cases,	\
 }
 
 /* The suites, registered together in rbtree_kunit_lib.c. */

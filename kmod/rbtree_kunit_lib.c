@@ -183,10 +183,10 @@ void rbt_model_delete(struct rbt_model *m, unsigned int i)
 /* A node on the checker's path, and what its finished subtrees gave. */
 struct rbt_frame {
 	const struct rb_node *node;
-	unsigned int state;	/* 0: entered, 1: left done, 2: both done */
-	int bh;			/* black height of its first subtree, or -1 */
-	unsigned long size;
 	u64 max;
+	u32 size;
+	s16 bh;			/* black height of its first subtree, or -1 */
+	u16 state;		/* 0: entered, 1: left done, 2: both done */
 };
 
 static __printf(2, 3) const char *rbt_say(char *buf, const char *fmt, ...)
@@ -280,7 +280,7 @@ const char *rbt_check(const struct rb_root *root, enum rbt_aug aug, char *buf)
 		}
 		obj = rbt_of(f->node);
 		if (aug == RBT_AUG_SIZE && obj->size != f->size)
-			return rbt_say(buf, "augment: node %lld has size %lu, not %lu",
+			return rbt_say(buf, "augment: node %lld has size %lu, not %u",
 				       obj->key, obj->size, f->size);
 		if (aug == RBT_AUG_MAX && obj->max != f->max)
 			return rbt_say(buf, "augment: node %lld has max %llu, not %llu",
