@@ -16,6 +16,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
+#include <linux/sched.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
 
@@ -186,6 +187,21 @@ static_assert(offsetof(struct rbti_tree, leftmost) ==
 	      offsetof(struct rbti_tree, cached.rb_leftmost));
 
 #define RBTI_MAX_DEPTH	128
+
+/**
+ * rbti_cond_resched() - let other tasks run every so many steps of a loop
+ * @step: the loop's step count, from 1
+ *
+ * Every loop that may run over all nodes of a tree, or over all operations
+ * of a 256 KiB write (up to 131072), calls this once a step. The tree lock
+ * is a mutex, so the loop may sleep under it; without this a loop could
+ * hold the CPU for seconds on a debug kernel (soft lockup).
+ */
+static inline void rbti_cond_resched(unsigned long step)
+{
+	if (!(step % 1024))
+		cond_resched();
+}
 
 /* Where a walk is in its visit of the node on top of the stack. */
 enum rbti_visit {

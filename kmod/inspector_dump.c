@@ -16,6 +16,7 @@
 #include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/rbtree_augmented.h>
 #include <linux/sched.h>
@@ -29,12 +30,54 @@
 
 /* --- dump: the text of one generation, shared by its readers --- */
 
+/*
+ * A text lives as long as a descriptor reads it, and a dump of a big tree
+ * takes tens of MiB: many descriptors kept open over many generations
+ * would pin any amount of memory. All texts together, those being built
+ * included, are bounded by max_dump_bytes (ENOBUFS past it).
+ */
+static unsigned long max_dump_bytes = SZ_256M;
+module_param(max_dump_bytes, ulong, 0600);
+MODULE_PARM_DESC(max_dump_bytes, "maximum bytes of dump text held by all open dump files together (default 256 MiB)");
+
+static atomic_long_t rbti_dump_bytes = ATOMIC_LONG_INIT(0);
+
+/* A text buffer of @size bytes within max_dump_bytes, or NULL with *@err. */
+static char *rbti_text_alloc(size_t size, int *err)
+{
+	char *buf;
+
+	if (size > INT_MAX ||
+	    (unsigned long)atomic_long_add_return(size, &rbti_dump_bytes) >
+	    READ_ONCE(max_dump_bytes)) {
+		if (size <= INT_MAX)
+			atomic_long_sub(size, &rbti_dump_bytes);
+		*err = -ENOBUFS;
+		return NULL;
+	}
+	buf = kvmalloc(size, GFP_KERNEL);
+	if (!buf) {
+		atomic_long_sub(size, &rbti_dump_bytes);
+		*err = -ENOMEM;
+	}
+	return buf;
+}
+
+static void rbti_text_free(char *buf, size_t size)
+{
+	if (buf) {
+		kvfree(buf);
+		atomic_long_sub(size, &rbti_dump_bytes);
+	}
+}
+
 /**
  * struct rbti_text - a tree's whole dump, built under its lock
  * @ref: one per reader; the tree's rbti_tree.dump pointer holds none
  * @tree: the tree
  * @gen: the tree's generation it shows
- * @err: -ENOMEM if the buffer could not grow
+ * @err: -ENOMEM if the buffer could not grow, -ENOBUFS if it would pass
+ *	max_dump_bytes
  * @len: bytes of text
  * @size: bytes allocated
  * @buf: the text
@@ -53,13 +96,11 @@ static bool rbti_text_grow(struct rbti_text *x)
 	size_t size = x->size * 2;
 	char *buf;
 
-	buf = size > INT_MAX ? NULL : kvmalloc(size, GFP_KERNEL);
-	if (!buf) {
-		x->err = -ENOMEM;
+	buf = rbti_text_alloc(size, &x->err);
+	if (!buf)
 		return false;
-	}
 	memcpy(buf, x->buf, x->len);
-	kvfree(x->buf);
+	rbti_text_free(x->buf, x->size);
 	x->buf = buf;
 	x->size = size;
 	return true;
@@ -92,7 +133,7 @@ static void rbti_text_release(struct kref *ref)
 	if (t->dump == x)
 		t->dump = NULL;
 	mutex_unlock(&t->lock);
-	kvfree(x->buf);
+	rbti_text_free(x->buf, x->size);
 	kfree(x);
 }
 
@@ -236,7 +277,10 @@ static void rbti_dump_node(struct rbti_dumper *d, const char *what,
 		rbti_text_printf(d->x, " -\n");
 }
 
-/* The dump of @t (locked) as it is now, with one reference; or ERR_PTR. */
+/*
+ * The dump of @t (locked) as it is now, with one reference; or
+ * ERR_PTR(-ENOMEM) or ERR_PTR(-ENOBUFS) (past max_dump_bytes).
+ */
 static struct rbti_text *rbti_dump_build(struct rbti_tree *t)
 {
 	struct rbti_dumper *d;
@@ -244,16 +288,17 @@ static struct rbti_text *rbti_dump_build(struct rbti_tree *t)
 	struct rb_node *rb;
 	struct rbti_node *n;
 	unsigned long i = 0, lines = 0;
+	int err = -ENOMEM;
 
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	x = kzalloc(sizeof(*x), GFP_KERNEL);
 	if (!d || !x)
-		goto nomem;
+		goto fail;
 	/* About 50 bytes a node line; grown if that is not enough. */
 	x->size = min_t(size_t, 512 + 64 * t->nodes, SZ_64M);
-	x->buf = kvmalloc(x->size, GFP_KERNEL);
+	x->buf = rbti_text_alloc(x->size, &err);
 	if (!x->buf)
-		goto nomem;
+		goto fail;
 	kref_init(&x->ref);
 	x->tree = t;
 	x->gen = t->gen;
@@ -270,25 +315,25 @@ static struct rbti_text *rbti_dump_build(struct rbti_tree *t)
 	if (d->walk.too_deep)
 		rbti_text_printf(x, "error depth\n");
 	list_for_each_entry(n, &t->all, list) {
-		if (!(++i % 1024))
-			cond_resched();
+		rbti_cond_resched(++i);
 		if (!rbti_reached(&d->walk, &n->rb))
 			rbti_dump_node(d, "lost", n, NULL);
 	}
 	rbti_text_printf(x, "end %lu\n", lines);
-	if (x->err)
-		goto nomem;
+	err = x->err;
+	if (err)
+		goto fail;
 	kvfree(d->sorted);
 	kfree(d);
 	return x;
-nomem:
+fail:
 	if (d)
 		kvfree(d->sorted);
 	kfree(d);
 	if (x)
-		kvfree(x->buf);
+		rbti_text_free(x->buf, x->size);
 	kfree(x);
-	return ERR_PTR(-ENOMEM);
+	return ERR_PTR(err);
 }
 
 /* A reference to the dump of @t's current generation, built if need be. */

@@ -55,8 +55,7 @@ static void rbti_walk_push(struct rbti_walk *w, struct rb_node *node)
 		return;
 	}
 	rb_entry(node, struct rbti_node, rb)->mark = w->mark;
-	if (!(++w->reached % 1024))
-		cond_resched();
+	rbti_cond_resched(++w->reached);
 	f = &w->stack[w->depth];
 	f->node = node;
 	f->size = 1;
@@ -226,8 +225,7 @@ static bool rbti_check_shape(struct rbti_tree *t, struct rbti_walk *w,
 	if (w->too_deep || w->reached == t->nodes)
 		return true;
 	list_for_each_entry(n, &t->all, list) {
-		if (!(++i % 1024))
-			cond_resched();
+		rbti_cond_resched(++i);
 		if (n->mark != w->mark)
 			break;
 	}

@@ -184,3 +184,5 @@ module_exit(rbtree_bench_exit);
 
 MODULE_DESCRIPTION("Benchmark of generic red-black tree APIs");
 MODULE_LICENSE("GPL");
+/* rbtree_inspector.ko's out-of-line Overstreet functions (kmod/Kbuild). */
+MODULE_IMPORT_NS(RBTREE_INSPECTOR);

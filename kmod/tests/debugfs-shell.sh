@@ -65,6 +65,7 @@ strerror() {
 	E2BIG) echo "Argument list too long" ;;
 	EEXIST) echo "File exists" ;;
 	EINVAL) echo "Invalid argument" ;;
+	ENOBUFS) echo "No buffer space available" ;;
 	ENODATA) echo "No data available" ;;
 	ENOENT) echo "No such file or directory" ;;
 	ENOSPC) echo "No space left on device" ;;
@@ -986,6 +987,9 @@ i 6"
 	done
 }
 
+# The resource-limit tests (test_big_batch, test_dump_memory).
+. "$(dirname "$0")/debugfs-limits.sh"
+
 if [ ! -d "$D" ]; then
 	echo "not ok 1 - $D missing: is rbtree_inspector loaded?"
 	echo "0 passed, 1 failed"
@@ -1021,6 +1025,8 @@ else
 	test_dump_cost
 	test_hints
 	test_total_nodes
+	test_dump_memory
+	test_big_batch
 fi
 
 # Leave every tree populated, one of them corrupted, for rmmod to free
