@@ -364,3 +364,16 @@ def test_address_keys_drawn_in_hex(tmp_path):
     proc = subprocess.run([str(RENDER_CLI), "--hex", "-"], input=DUMP_7,
                           capture_output=True, text=True, check=False, timeout=60)
     assert proc.returncode == 0 and "<B>0x28</B>" in proc.stdout
+
+
+def test_viewer_page_fills_every_marker():
+    """The title goes into <title>, the extra HTML into the body, the data
+    and viewer.js into their script elements; no marker is left over."""
+    import re
+    from rbtiviz.viewer import viewer_html
+    page = viewer_html("my <tree>", [], extra='<p id="x">extra</p>')
+    assert re.search(r"<title>my &lt;tree&gt;</title>", page)
+    body = page[page.index("<body"):]
+    assert '<p id="x">extra</p>' in body
+    assert '"use strict";' in body and "const DATA = JSON.parse" in body
+    assert not re.search(r"__(TITLE|EXTRA|DATA|SCRIPT)__", page)

@@ -29,6 +29,7 @@ from rbtilib.dump import UNKNOWN_PARENT, Tree, format_flags, number_text
 from .layout import layout
 
 TEMPLATE = Path(__file__).with_name("viewer.html")
+SCRIPT = Path(__file__).with_name("viewer.js")      # put inline in the page
 _SAFE = 1 << 53
 
 
@@ -94,7 +95,8 @@ def viewer_html(title: str, frames: list[dict], mode: str = "tree",
     page = TEMPLATE.read_text(encoding="utf-8")
     data = _script_json({"mode": mode, "frames": frames})
     for marker, value in (("__TITLE__", html.escape(title)),
-                          ("__EXTRA__", extra)):
+                          ("__EXTRA__", extra),
+                          ("__SCRIPT__", SCRIPT.read_text(encoding="utf-8"))):
         page = page.replace(marker, value, 1)
     head, sep, tail = page.rpartition("__DATA__")
     return head + data + tail
