@@ -20,4 +20,19 @@
 #define RBTI_HAVE_EEVDF 0
 #endif
 
+/*
+ * The namespace of the module's exports (kmod/Kbuild gives this header
+ * first to rbtree_overstreet.c, whose source stays the series' text): an
+ * identifier that <linux/export.h> turns into a string up to 6.4, a string
+ * literal from 6.5 on. Importers name it in MODULE_IMPORT_NS(), which
+ * takes the identifier on both.
+ */
+#ifdef RBTI_EXPORT_NS
+#if KERNEL_VERSION(6, 5, 0) <= LINUX_VERSION_CODE
+#define DEFAULT_SYMBOL_NAMESPACE "RBTREE_INSPECTOR"
+#else
+#define DEFAULT_SYMBOL_NAMESPACE RBTREE_INSPECTOR
+#endif
+#endif
+
 #endif /* _RBTI_COMPAT_H */
