@@ -17,8 +17,8 @@ QUICK ?=
 export QUICK
 # The guest kernel of make run and make shell: stock (Debian's prebuilt
 # kernel, nothing to build), fast or debug (built from the source package).
+# (Passed to those two only: other scripts have a FLAVOUR of their own.)
 FLAVOUR ?= stock
-export FLAVOUR
 # make test SUITES=kunit,tools: only those suites (qemu/test-all --list).
 SUITES ?=
 export SUITES
@@ -54,7 +54,7 @@ module: kernel
 	@qemu/build-module debug
 
 run: deps
-	@qemu/demo
+	@FLAVOUR="$(FLAVOUR)" qemu/demo
 
 test: deps
 	@qemu/test-all

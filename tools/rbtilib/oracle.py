@@ -10,6 +10,8 @@ caches, counts or augmented values, and it does not see a subtree that
 no link reaches.
 """
 
+from .kernel.debuginfo import module_object
+
 DRGN_CLASSES = frozenset({"root-color", "red-red", "black-height", "parent",
                           "cycle", "shared", "order"})
 """Check classes a violation of which validate_rbtree must see too."""
@@ -20,7 +22,7 @@ MAX_NODES = 1 << 20
 
 def inspector_root(prog, name: str):
     """The ``struct rb_root *`` of the inspector tree called *name*."""
-    for tree in prog["rbti_trees"]:
+    for tree in module_object(prog, "rbti_trees"):
         if tree.ops and tree.ops.name.string_().decode() == name:
             return tree.root.address_of_()
     raise KeyError(f"no inspector tree {name}")
