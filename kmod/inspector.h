@@ -328,7 +328,7 @@ struct rbti_walk {
 };
 
 void rbti_walk_init_copy(struct rbti_walk *w, struct rbti_tree *t,
-			unsigned int copy);
+			 unsigned int copy);
 enum rbti_visit rbti_walk_step(struct rbti_walk *w);
 struct rb_node *rbti_walk_next(struct rbti_walk *w);
 

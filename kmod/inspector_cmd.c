@@ -363,7 +363,6 @@ static int rbti_clear(struct rbti_tree *t, char *buf)
 	return 0;
 }
 
-
 ssize_t rbti_write(struct file *file, const char __user *ubuf, size_t count,
 		   int (*cmd)(struct rbti_tree *t, char *buf))
 {

@@ -162,7 +162,6 @@ int rbti_cmp_s64(const void *a, const void *b)
 	return rbti_cmp_keys(*(const s64 *)a, *(const s64 *)b);
 }
 
-
 /*
  * How many keys a batch command takes on tree @t: 0 if it does not apply.
  * `i` takes `KEY VALUE` on a value tree; `e` and `o` take `START LAST` on

@@ -106,6 +106,21 @@ static int stress_node_cmp(struct rb_node *a, const struct rb_node *b)
 	return stress_cmp(&rb_entry(a, struct rcu_stress_node, rb)->key, b);
 }
 
+/*
+ * Add @add, or erase @del, inside the write seqcount section, the writer
+ * lock held: what readers retry on.
+ */
+static void rcu_stress_change(struct rcu_stress *s, struct rb_node *add,
+			      struct rb_node *del)
+{
+	write_seqcount_begin(&s->seq);
+	if (add)
+		rb_find_add_rcu(add, &s->root, stress_node_cmp);
+	else
+		rb_erase(del, &s->root);
+	write_seqcount_end(&s->seq);
+}
+
 static void *rcu_stress_create(void)
 {
 	struct rcu_stress *s = kzalloc(sizeof(*s), GFP_KERNEL);
@@ -137,9 +152,7 @@ static int rcu_stress_insert(void *tree, s64 key)
 		return -ENOMEM;
 	n->key = key;
 	spin_lock(&s->lock);
-	write_seqcount_begin(&s->seq);
-	rb_find_add_rcu(&n->rb, &s->root, stress_node_cmp);
-	write_seqcount_end(&s->seq);
+	rcu_stress_change(s, &n->rb, NULL);
 	spin_unlock(&s->lock);
 	return 0;
 }
@@ -151,11 +164,8 @@ static void rcu_stress_erase(void *tree, s64 key)
 
 	spin_lock(&s->lock);
 	rb = rb_find(&key, &s->root, stress_cmp);
-	if (rb) {
-		write_seqcount_begin(&s->seq);
-		rb_erase(rb, &s->root);
-		write_seqcount_end(&s->seq);
-	}
+	if (rb)
+		rcu_stress_change(s, NULL, rb);
 	spin_unlock(&s->lock);
 	if (rb)
 		kfree_rcu(rb_entry(rb, struct rcu_stress_node, rb), rcu);
