@@ -35,4 +35,48 @@
 #endif
 #endif
 
+/*
+ * rb_add_augmented_cached() (6.6, with EEVDF): 6.1 gets the kernel's own
+ * body, so that mainline_aug runs the same code on both.
+ */
+#if KERNEL_VERSION(6, 6, 0) > LINUX_VERSION_CODE
+#include <linux/rbtree_augmented.h>
+
+static __always_inline struct rb_node *
+rb_add_augmented_cached(struct rb_node *node, struct rb_root_cached *tree,
+			bool (*less)(struct rb_node *, const struct rb_node *),
+			const struct rb_augment_callbacks *augment)
+{
+	struct rb_node **link = &tree->rb_root.rb_node;
+	struct rb_node *parent = NULL;
+	bool leftmost = true;
+
+	while (*link) {
+		parent = *link;
+		if (less(node, parent)) {
+			link = &parent->rb_left;
+		} else {
+			link = &parent->rb_right;
+			leftmost = false;
+		}
+	}
+
+	rb_link_node(node, parent, link);
+	augment->propagate(parent, NULL); /* suboptimal */
+	rb_insert_augmented_cached(node, tree, leftmost, augment);
+
+	return leftmost ? node : NULL;
+}
+#endif
+
+/*
+ * rb_find_add_rcu() and rb_find_rcu() (6.12, for uprobes): the
+ * mainline_rcu tree exists only where they do.
+ */
+#if KERNEL_VERSION(6, 12, 0) <= LINUX_VERSION_CODE
+#define RBTI_HAVE_FIND_RCU 1
+#else
+#define RBTI_HAVE_FIND_RCU 0
+#endif
+
 #endif /* _RBTI_COMPAT_H */

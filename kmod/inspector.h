@@ -16,24 +16,35 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
+#include <linux/rbtree_latch.h>
 #include <linux/sched.h>
+#include <linux/seqlock.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
 
 /**
  * struct rbti_node - a node of any inspected tree
- * @rb: the tree linkage
- * @key: the sort key
+ * @rb: the tree linkage (of copy 0 on a latch tree)
+ * @lt: a latch tree's two linkages; lt.node[0] is @rb
+ * @key: the sort key (an interval's START)
+ * @value: the second value of an %RBTI_VALUE tree (an interval's LAST)
+ * @max: the max augment (%RBTI_AUG_MAX): the greatest @value in the
+ *	subtree, the interval tree's __subtree_last
  * @id: unique for the module's lifetime, never reused
  * @size: augmented value (nodes in this subtree), maintained only by trees
- *	with %RBTI_AUGMENTED
+ *	with %RBTI_AUGMENTED and the %RBTI_AUG_SIZE rule
  * @list: on rbti_tree.all from allocation until it is freed, whatever the
  *	tree links say, so that teardown never follows a link
  * @mark: the rbti_walk.mark of the last walk that reached it
  */
 struct rbti_node {
-	struct rb_node rb;
+	union {
+		struct rb_node rb;
+		struct latch_tree_node lt;
+	};
 	s64 key;
+	s64 value;
+	s64 max;
 	u64 id;
 	unsigned long size;
 	struct list_head list;
@@ -49,7 +60,20 @@ struct rbti_node {
 #define RBTI_COUNT	BIT(5)	/* caches the number of nodes */
 #define RBTI_AUGMENTED	BIT(6)	/* rbti_node.size is maintained */
 #define RBTI_OUTOFLINE	BIT(7)	/* operations are out-of-line calls */
-#define RBTI_NR_FLAGS	8
+#define RBTI_VALUE	BIT(8)	/* nodes carry rbti_node.value */
+#define RBTI_INTERVAL	BIT(9)	/* nodes are intervals [key, value] */
+#define RBTI_LATCH	BIT(10)	/* two copies: rbti_tree.latch */
+#define RBTI_LOCKLESS	BIT(11)	/* lookups run under a seqcount, lockless */
+#define RBTI_NR_FLAGS	12
+
+static_assert(offsetof(struct rbti_node, rb) ==
+	      offsetof(struct rbti_node, lt.node[0]));
+
+/* The augment rule of an %RBTI_AUGMENTED tree, as the dump's `aug` names it. */
+enum rbti_aug {
+	RBTI_AUG_SIZE,	/* size: nodes in the subtree */
+	RBTI_AUG_MAX,	/* max (interval-last): greatest value in the subtree */
+};
 
 struct rbti_tree;
 
@@ -58,12 +82,37 @@ struct rbti_tree;
  * @valid: a query succeeded
  * @id: the node's id
  * @key: the node's key
+ * @value: the node's value, on an %RBTI_VALUE tree
  */
 struct rbti_result {
 	bool valid;
 	u64 id;
 	s64 key;
+	s64 value;
 };
+
+/**
+ * struct rbti_stress_ops - a private tree of one lockless API, for `stress`
+ * @create: a new empty tree, or NULL (no memory)
+ * @destroy: free the tree and every node in it; no thread uses it any more
+ * @insert: add a node with @key (absent), under the tree's writer lock;
+ *	0 or -ENOMEM
+ * @erase: remove the node with @key (present), under the writer lock; it
+ *	is freed after an RCU grace period
+ * @lookup: a lockless lookup of @key under rcu_read_lock(): 1 if found
+ *	(its key in *@found), 0 if not, -EAGAIN if it retried more than
+ *	%RBTI_STRESS_MAX_RETRY times in a row; *@retries is how many times
+ *	it retried (latch: how far the latch sequence moved meanwhile)
+ */
+struct rbti_stress_ops {
+	void *(*create)(void);
+	void (*destroy)(void *tree);
+	int (*insert)(void *tree, s64 key);
+	void (*erase)(void *tree, s64 key);
+	int (*lookup)(void *tree, s64 key, s64 *found, unsigned long *retries);
+};
+
+#define RBTI_STRESS_MAX_RETRY	1000000
 
 /**
  * rbti_cmp_keys() - three-way comparison of two keys, without overflow
@@ -80,10 +129,13 @@ static inline int rbti_cmp_keys(s64 a, s64 b)
 /**
  * struct rbti_tree_ops - one tree, as implemented with one rbtree API
  * @name: the tree's debugfs directory name
- * @api: "overstreet", "santos" or "mainline"
+ * @api: "overstreet", "santos", "mainline", "interval" or "latch"
  * @flags: %RBTI_* properties; %RBTI_LEFTMOST, %RBTI_RIGHTMOST and
  *	%RBTI_COUNT say that the API keeps rbti_tree.leftmost, .rightmost and
  *	.count up to date
+ * @aug: the augment rule, if @flags has %RBTI_AUGMENTED
+ * @value_name: what rbti_node.value is called in the dump, if @flags has
+ *	%RBTI_VALUE
  * @insert: link @n, whose key and id are set. Returns 0 if @n was
  *	inserted, or -EEXIST if the tree is unique and the key present (tree
  *	unchanged). On an %RBTI_REPLACE tree @n takes the place of the equal
@@ -92,13 +144,19 @@ static inline int rbti_cmp_keys(s64 a, s64 b)
  * @find: the first node in order whose key is @key, or NULL. Must follow
  *	child pointers only: it also runs on corrupted trees.
  * @near: the first node in order whose key is greater than @key, or NULL;
- *	child pointers only, as @find.
+ *	child pointers only, as @find. NULL if the API has no such query.
  * @erase: unlink and return one node whose key is @key (the first in order
  *	among equal keys, or whichever the API's own search picks), or NULL.
+ * @erase_interval: %RBTI_INTERVAL trees: as @erase, the first node in
+ *	order whose key is @start and value @last
  * @insert_hint: as @insert, starting the search at @hint, a node linked in
  *	this tree; NULL if the API takes no hint
  * @near_hint: as @near, climbing from @hint, a node linked in this tree;
  *	NULL if the API takes no hint
+ * @overlap: %RBTI_INTERVAL trees: the first node (@prev NULL) or the one
+ *	after @prev that overlaps [@start, @last], in the API's order, or NULL
+ * @unlatch: %RBTI_LATCH trees: unlink @n from copy 1 only (`corrupt latch`)
+ * @stress: the lockless API's private trees for `stress`, or NULL
  *
  * All operations are called with the tree's mutex held. Every operation
  * must use the API's own functions, since exercising them is the point.
@@ -107,15 +165,23 @@ struct rbti_tree_ops {
 	const char *name;
 	const char *api;
 	unsigned int flags;
+	enum rbti_aug aug;
+	const char *value_name;
 	int (*insert)(struct rbti_tree *t, struct rbti_node *n,
 		      struct rbti_node **replaced);
 	struct rbti_node *(*find)(struct rbti_tree *t, s64 key);
 	struct rbti_node *(*near)(struct rbti_tree *t, s64 key);
 	struct rbti_node *(*erase)(struct rbti_tree *t, s64 key);
+	struct rbti_node *(*erase_interval)(struct rbti_tree *t, s64 start,
+					    s64 last);
 	int (*insert_hint)(struct rbti_tree *t, struct rbti_node *n,
 			   struct rbti_node *hint, struct rbti_node **replaced);
 	struct rbti_node *(*near_hint)(struct rbti_tree *t, s64 key,
 				       struct rbti_node *hint);
+	struct rbti_node *(*overlap)(struct rbti_tree *t, s64 start, s64 last,
+				     struct rbti_node *prev);
+	void (*unlatch)(struct rbti_tree *t, struct rbti_node *n);
+	const struct rbti_stress_ops *stress;
 };
 
 struct rbti_text;
@@ -126,6 +192,8 @@ struct rbti_text;
  * @leftmost: first node, kept by the API if @ops has %RBTI_LEFTMOST
  * @rightmost: last node, kept by the API if @ops has %RBTI_RIGHTMOST
  * @count: number of nodes, kept by the API if @ops has %RBTI_COUNT
+ * @latch: the two copies of an %RBTI_LATCH tree (@root is unused)
+ * @seq: the write seqcount of an %RBTI_LOCKLESS tree, under @lock
  * @ops: the API binding
  * @lock: serialises everything below and every tree operation
  * @all: every node allocated for the tree, in allocation order
@@ -140,6 +208,8 @@ struct rbti_text;
  * @erases: nodes erased
  * @finds: find queries run
  * @nears: near queries run
+ * @overlaps: overlap queries run
+ * @stress_lock: held while a `stress` runs
  * @found: the result of the last successful find
  * @near: the result of the last successful near
  * @dump: the text of the dump of generation dump->gen, shared by readers
@@ -165,9 +235,11 @@ struct rbti_tree {
 	};
 	struct rb_node *rightmost;
 	unsigned long count;
+	struct latch_tree_root latch;
 
 	const struct rbti_tree_ops *ops;
 	struct mutex lock;	/* serialises all access to the tree */
+	seqcount_mutex_t seq;
 	struct list_head all;
 	unsigned long nodes;
 	u64 next_id;
@@ -175,7 +247,8 @@ struct rbti_tree {
 	u64 marks;
 	bool corrupt;
 	bool shape;
-	u64 inserts, erases, finds, nears;
+	u64 inserts, erases, finds, nears, overlaps;
+	struct mutex stress_lock;	/* one stress at a time */
 	struct rbti_result found, near;
 	struct rbti_text *dump;
 	u64 dump_lines;
@@ -228,6 +301,7 @@ struct rbti_frame {
 /**
  * struct rbti_walk - a depth-first walk through child pointers only
  * @depth: number of nodes on @stack, i.e. the depth of the current node
+ * @copy: the copy of a latch tree it walks (0 for any other tree)
  * @too_deep: the walk stopped at a node deeper than %RBTI_MAX_DEPTH
  * @mark: written to rbti_node.mark of every node the walk reaches
  * @reached: number of nodes reached
@@ -244,6 +318,7 @@ struct rbti_frame {
  */
 struct rbti_walk {
 	unsigned int depth;
+	unsigned int copy;
 	bool too_deep;
 	u64 mark;
 	unsigned long reached;
@@ -252,7 +327,8 @@ struct rbti_walk {
 	struct rbti_frame stack[RBTI_MAX_DEPTH];
 };
 
-void rbti_walk_init(struct rbti_walk *w, struct rbti_tree *t);
+void rbti_walk_init_copy(struct rbti_walk *w, struct rbti_tree *t,
+			 unsigned int copy);
 enum rbti_visit rbti_walk_step(struct rbti_walk *w);
 struct rb_node *rbti_walk_next(struct rbti_walk *w);
 
@@ -296,6 +372,32 @@ unsigned int rbti_height(struct rbti_tree *t, struct rbti_walk *w);
 unsigned int rbti_black_height(const struct rb_root *root);
 
 /**
+ * rbti_copy_entry() - the rbti_node of copy @copy's rb_node
+ * @rb: an rb_node of copy @copy (copy 0: rbti_node.rb), not NULL
+ * @copy: 0, or 1 for a latch tree's second copy
+ *
+ * Return: the node containing @rb.
+ */
+static inline struct rbti_node *rbti_copy_entry(const struct rb_node *rb,
+						unsigned int copy)
+{
+	if (copy)
+		return container_of((struct rb_node *)rb, struct rbti_node,
+				    lt.node[1]);
+	return container_of((struct rb_node *)rb, struct rbti_node, rb);
+}
+
+/**
+ * rbti_walk_init() - start a walk at the root of a tree (of copy 0)
+ * @w: the walk
+ * @t: the tree, locked until the walk is done
+ */
+static inline void rbti_walk_init(struct rbti_walk *w, struct rbti_tree *t)
+{
+	rbti_walk_init_copy(w, t, 0);
+}
+
+/**
  * rbti_reached() - whether the walk @w has reached node @rb
  * @w: the walk
  * @rb: a node of its tree
@@ -305,7 +407,7 @@ unsigned int rbti_black_height(const struct rb_root *root);
 static inline bool rbti_reached(const struct rbti_walk *w,
 				const struct rb_node *rb)
 {
-	return rb_entry(rb, const struct rbti_node, rb)->mark == w->mark;
+	return rbti_copy_entry(rb, w->copy)->mark == w->mark;
 }
 
 /**
@@ -326,6 +428,23 @@ extern const struct rbti_tree_ops rbti_santos_dup_ops;
 extern const struct rbti_tree_ops rbti_santos_aug_ops;
 extern const struct rbti_tree_ops rbti_santos_replace_ops;
 extern const struct rbti_tree_ops rbti_mainline_ops;
+extern const struct rbti_tree_ops rbti_mainline_cached_ops;
+extern const struct rbti_tree_ops rbti_mainline_aug_ops;
+extern const struct rbti_tree_ops rbti_interval_ops;
+extern const struct rbti_tree_ops rbti_latch_ops;
+extern const struct rbti_tree_ops rbti_mainline_rcu_ops;
+
+/**
+ * rbti_root() - the root of a tree, or of one copy of a latch tree
+ * @t: the tree
+ * @copy: 0, or 1 for a latch tree's second copy
+ *
+ * Return: rbti_tree.root, or the latch tree's root of copy @copy.
+ */
+static inline struct rb_root *rbti_root(struct rbti_tree *t, unsigned int copy)
+{
+	return t->ops->flags & RBTI_LATCH ? &t->latch.tree[copy] : &t->root;
+}
 
 /**
  * rbti_count() - the count a tree reports

@@ -152,9 +152,11 @@ static void rbti_text_put(struct rbti_text *x)
  *	point anywhere; built the first time one is needed
  * @nsorted: entries in @sorted
  * @sort_err: @sorted could not be allocated
+ * @copy: the latch copy whose links are being written (0 on other trees)
  */
 struct rbti_dumper {
 	struct rbti_tree *t;
+	unsigned int copy;
 	struct rbti_text *x;
 	struct rbti_walk walk;
 	struct rb_node **sorted;
@@ -170,11 +172,20 @@ static int rbti_cmp_ptr(const void *a, const void *b)
 	return (l > r) - (l < r);
 }
 
-/* Whether @rb is one of the tree's nodes, without dereferencing it. */
+/*
+ * Whether @rb is one of the tree's nodes (its rb_node of the copy being
+ * dumped), without dereferencing it.
+ */
 static bool rbti_is_node(struct rbti_dumper *d, struct rb_node *rb)
 {
 	struct rbti_node *n;
 	size_t i = 0;
+
+	/* Copy 1's rb_node of a node lies at a fixed offset from its rb. */
+	if (d->copy)
+		rb = (struct rb_node *)((uintptr_t)rb -
+					offsetof(struct rbti_node, lt.node[1]) +
+					offsetof(struct rbti_node, rb));
 
 	if (!d->sorted && !d->sort_err) {
 		d->sorted = kvmalloc_array(d->t->nodes, sizeof(*d->sorted),
@@ -201,7 +212,7 @@ static void rbti_text_ref(struct rbti_dumper *d, struct rb_node *rb,
 	if (!rb)
 		rbti_text_printf(d->x, " -");
 	else if (rb == known || rbti_is_node(d, rb))
-		rbti_text_printf(d->x, " %llu", rbti_entry(rb)->id);
+		rbti_text_printf(d->x, " %llu", rbti_copy_entry(rb, d->copy)->id);
 	else
 		rbti_text_printf(d->x, " ?");
 }
@@ -209,7 +220,7 @@ static void rbti_text_ref(struct rbti_dumper *d, struct rb_node *rb,
 /* The end of the path that follows @left (or right) links from the root. */
 static struct rb_node *rbti_text_end(struct rbti_tree *t, bool left)
 {
-	struct rb_node *n = t->root.rb_node;
+	struct rb_node *n = rbti_root(t, 0)->rb_node;
 	unsigned int depth;
 
 	for (depth = 1; n && depth < RBTI_MAX_DEPTH; depth++) {
@@ -235,6 +246,16 @@ static void rbti_text_flags(struct rbti_text *x, unsigned int flags)
 	}
 }
 
+/* The dump's name of the augment rule: size, max, interval-last or -. */
+static const char *rbti_aug_name(const struct rbti_tree_ops *ops)
+{
+	if (!(ops->flags & RBTI_AUGMENTED))
+		return "-";
+	if (ops->aug == RBTI_AUG_SIZE)
+		return "size";
+	return ops->flags & RBTI_INTERVAL ? "interval-last" : "max";
+}
+
 static void rbti_dump_header(struct rbti_dumper *d)
 {
 	struct rbti_tree *t = d->t;
@@ -246,7 +267,7 @@ static void rbti_dump_header(struct rbti_dumper *d)
 	rbti_text_flags(x, flags);
 	rbti_text_printf(x, "\ncount %lu\nnodes %lu\nroot", rbti_count(t),
 			 t->nodes);
-	rbti_text_ref(d, t->root.rb_node, t->root.rb_node);
+	rbti_text_ref(d, rbti_root(t, 0)->rb_node, rbti_root(t, 0)->rb_node);
 	rbti_text_printf(x, "\nleftmost");
 	rbti_text_ref(d, flags & RBTI_LEFTMOST ? t->leftmost : NULL,
 		      rbti_text_end(t, true));
@@ -254,14 +275,20 @@ static void rbti_dump_header(struct rbti_dumper *d)
 	rbti_text_ref(d, flags & RBTI_RIGHTMOST ? t->rightmost : NULL,
 		      rbti_text_end(t, false));
 	rbti_text_printf(x, "\nheight %u\naug %s\n", rbti_height(t, &d->walk),
-			 flags & RBTI_AUGMENTED ? "size" : "-");
+			 rbti_aug_name(t->ops));
+	if (flags & RBTI_VALUE)
+		rbti_text_printf(x, "value %s\n", t->ops->value_name);
 }
 
-/* "node ..." for a node the walk reached, "lost ..." for one it did not. */
+/*
+ * "node ..." for a node the walk reached, "lost ..." for one it did not,
+ * with the links of copy d->copy.
+ */
 static void rbti_dump_node(struct rbti_dumper *d, const char *what,
 			   struct rbti_node *n, struct rb_node *walk_parent)
 {
-	struct rb_node *rb = &n->rb;
+	const unsigned int flags = d->t->ops->flags;
+	struct rb_node *rb = d->copy ? &n->lt.node[1] : &n->rb;
 	bool lost = *what == 'l';
 
 	d->t->dump_lines++;
@@ -271,10 +298,43 @@ static void rbti_dump_node(struct rbti_dumper *d, const char *what,
 	/* A reached node's links are what the walk followed: nodes. */
 	rbti_text_ref(d, rb->rb_left, lost ? NULL : rb->rb_left);
 	rbti_text_ref(d, rb->rb_right, lost ? NULL : rb->rb_right);
-	if (d->t->ops->flags & RBTI_AUGMENTED)
-		rbti_text_printf(d->x, " %lu\n", n->size);
+	if (!(flags & RBTI_AUGMENTED) || d->copy)
+		rbti_text_printf(d->x, " -");
+	else if (d->t->ops->aug == RBTI_AUG_SIZE)
+		rbti_text_printf(d->x, " %lu", n->size);
 	else
-		rbti_text_printf(d->x, " -\n");
+		rbti_text_printf(d->x, " %lld", n->max);
+	if (flags & RBTI_VALUE)
+		rbti_text_printf(d->x, " %lld", n->value);
+	rbti_text_printf(d->x, "\n");
+}
+
+/* A latch tree's copy 1: its root, height and node lines. */
+static void rbti_dump_copy1(struct rbti_dumper *d)
+{
+	struct rbti_tree *t = d->t;
+	struct rb_node *root = rbti_root(t, 1)->rb_node, *rb;
+	unsigned int height = 0;
+	unsigned long lines = 0;
+
+	d->copy = 1;
+	rbti_text_printf(d->x, "copy 1\nroot");
+	rbti_text_ref(d, root, root);
+	rbti_walk_init_copy(&d->walk, t, 1);
+	while (rbti_walk_next(&d->walk))
+		height = max(height, d->walk.depth);
+	rbti_text_printf(d->x, "\nheight %u\n",
+			 d->walk.too_deep ? RBTI_MAX_DEPTH + 1 : height);
+	rbti_walk_init_copy(&d->walk, t, 1);
+	while ((rb = rbti_walk_next(&d->walk)) && !d->x->err) {
+		rbti_dump_node(d, "node", rbti_copy_entry(rb, 1),
+			       rbti_walk_parent(&d->walk));
+		lines++;
+	}
+	if (d->walk.too_deep)
+		rbti_text_printf(d->x, "error depth\n");
+	rbti_text_printf(d->x, "end %lu\n", lines);
+	d->copy = 0;
 }
 
 /*
@@ -319,6 +379,8 @@ static struct rbti_text *rbti_dump_build(struct rbti_tree *t)
 		if (!rbti_reached(&d->walk, &n->rb))
 			rbti_dump_node(d, "lost", n, NULL);
 	}
+	if (t->ops->flags & RBTI_LATCH)
+		rbti_dump_copy1(d);
 	rbti_text_printf(x, "end %lu\n", lines);
 	err = x->err;
 	if (err)

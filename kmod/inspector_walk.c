@@ -12,6 +12,7 @@
 #include <linux/log2.h>
 #include <linux/rbtree_augmented.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 
 #include "inspector.h"
 
@@ -54,7 +55,7 @@ static void rbti_walk_push(struct rbti_walk *w, struct rb_node *node)
 		w->too_deep = true;
 		return;
 	}
-	rb_entry(node, struct rbti_node, rb)->mark = w->mark;
+	rbti_copy_entry(node, w->copy)->mark = w->mark;
 	rbti_cond_resched(++w->reached);
 	f = &w->stack[w->depth];
 	f->node = node;
@@ -66,21 +67,26 @@ static void rbti_walk_push(struct rbti_walk *w, struct rb_node *node)
 }
 
 /**
- * rbti_walk_init() - start a walk at the root of a tree
+ * rbti_walk_init_copy() - start a walk at the root of a tree or latch copy
  * @w: the walk
  * @t: the tree, locked until the walk is done
+ * @copy: 0, or 1 for a latch tree's second copy
  */
-void rbti_walk_init(struct rbti_walk *w, struct rbti_tree *t)
+void rbti_walk_init_copy(struct rbti_walk *w, struct rbti_tree *t,
+			 unsigned int copy)
 {
+	struct rb_node *root = rbti_root(t, copy)->rb_node;
+
 	w->depth = 0;
+	w->copy = copy;
 	w->too_deep = false;
 	w->mark = ++t->marks;
 	w->reached = 0;
 	w->bad_from = NULL;
 	w->bad_to = NULL;
 	w->bad_cycle = false;
-	if (t->root.rb_node)
-		rbti_walk_push(w, t->root.rb_node);
+	if (root)
+		rbti_walk_push(w, root);
 }
 
 /**
@@ -181,48 +187,47 @@ unsigned int rbti_black_height(const struct rb_root *root)
 	return blacks;
 }
 
-static __printf(4, 5) bool rbti_fail(struct rbti_failure *fail,
+static __printf(5, 6) bool rbti_fail(struct rbti_failure *fail,
 				      const char *class, struct rb_node *node,
-				      const char *fmt, ...)
+				      unsigned int copy, const char *fmt, ...)
 {
 	va_list args;
+	int len = 0;
 
 	fail->class = class;
-	fail->node = node;
+	/* Blamed by the node, whatever copy it was found in. */
+	fail->node = node ? &rbti_copy_entry(node, copy)->rb : NULL;
+	if (copy)
+		len = scnprintf(fail->msg, sizeof(fail->msg), "copy %u: ", copy);
 	va_start(args, fmt);
-	vsnprintf(fail->msg, sizeof(fail->msg), fmt, args);
+	vsnprintf(fail->msg + len, sizeof(fail->msg) - len, fmt, args);
 	va_end(args);
 	return false;
 }
 
-static u64 rbti_id(struct rb_node *rb)
-{
-	return rbti_entry(rb)->id;
-}
-
 /*
  * The shape of the tree: no child link to a node already reached (a cycle
- * or a shared child), and every allocated node reached.
+ * or a shared child), and (copy 0) every allocated node reached.
  */
 static bool rbti_check_shape(struct rbti_tree *t, struct rbti_walk *w,
-			     struct rbti_failure *fail)
+			     unsigned int copy, struct rbti_failure *fail)
 {
 	struct rbti_node *n;
 	unsigned long i = 0;
 
-	rbti_walk_init(w, t);
+	rbti_walk_init_copy(w, t, copy);
 	while (rbti_walk_next(w))
 		;
 	if (w->bad_from && w->bad_cycle)
-		return rbti_fail(fail, "cycle", w->bad_from,
+		return rbti_fail(fail, "cycle", w->bad_from, copy,
 				 "links to node %llu, itself or its ancestor",
-				 rbti_id(w->bad_to));
+				 rbti_copy_entry(w->bad_to, copy)->id);
 	if (w->bad_from)
-		return rbti_fail(fail, "shared", w->bad_from,
+		return rbti_fail(fail, "shared", w->bad_from, copy,
 				 "links to node %llu, already reached",
-				 rbti_id(w->bad_to));
+				 rbti_copy_entry(w->bad_to, copy)->id);
 	/* Beyond the depth limit nothing is reached: `height` says so. */
-	if (w->too_deep || w->reached == t->nodes)
+	if (copy || w->too_deep || w->reached == t->nodes)
 		return true;
 	list_for_each_entry(n, &t->all, list) {
 		rbti_cond_resched(++i);
@@ -230,9 +235,199 @@ static bool rbti_check_shape(struct rbti_tree *t, struct rbti_walk *w,
 			break;
 	}
 	return rbti_fail(fail, "unreachable",
-			 list_entry_is_head(n, &t->all, list) ? NULL : &n->rb,
+			 list_entry_is_head(n, &t->all, list) ? NULL : &n->rb, 0,
 			 "%lu nodes allocated, %lu reachable from the root",
 			 t->nodes, w->reached);
+}
+
+/* The augment of node @e at the end of its subtree (frame @f) is right. */
+static bool rbti_check_aug(struct rbti_tree *t, struct rbti_node *e,
+			   const struct rbti_frame *f, struct rbti_failure *fail)
+{
+	struct rb_node *l = e->rb.rb_left, *r = e->rb.rb_right;
+	s64 max = e->value;
+
+	if (t->ops->aug == RBTI_AUG_SIZE) {
+		if (e->size == f->size)
+			return true;
+		return rbti_fail(fail, "augment", &e->rb, 0,
+				 "aug is %lu, its subtree has %lu nodes",
+				 e->size, f->size);
+	}
+	/* The walk reached the children: their links are nodes. */
+	if (l)
+		max = max(max, rbti_entry(l)->max);
+	if (r)
+		max = max(max, rbti_entry(r)->max);
+	if (e->max == max)
+		return true;
+	return rbti_fail(fail, "augment", &e->rb, 0,
+			 "aug is %lld, the greatest %s in its subtree is %lld",
+			 e->max, t->ops->value_name, max);
+}
+
+/*
+ * The classes checked node by node, on copy @copy: parent, red-red,
+ * black-height, order, dup-order and (copy 0) augment. The first and last
+ * node in order go to *@firstp and *@lastp, the number of nodes to
+ * *@count, the height to *@heightp.
+ */
+static bool rbti_check_nodes(struct rbti_tree *t, struct rbti_walk *w,
+			     unsigned int copy, struct rbti_failure *fail,
+			     struct rb_node **firstp, struct rb_node **lastp,
+			     unsigned long *count, unsigned int *heightp)
+{
+	const unsigned int flags = t->ops->flags;
+	struct rb_node *root = rbti_root(t, copy)->rb_node;
+	struct rb_node *first = NULL, *prev = NULL;
+	unsigned int height = 0, nil_blacks = 0;
+	bool have_nil = false;
+	unsigned long n = 0;
+	enum rbti_visit v;
+
+	if (root && rb_is_red(root))
+		return rbti_fail(fail, "root-color", root, copy,
+				 "the root is red");
+	if (root && rb_parent(root))
+		return rbti_fail(fail, "parent", root, copy,
+				 "the root's parent pointer is not NIL");
+
+	rbti_walk_init_copy(w, t, copy);
+	while ((v = rbti_walk_step(w)) != RBTI_DONE) {
+		struct rb_node *node = rbti_walk_node(w);
+		struct rb_node *parent = rbti_walk_parent(w);
+		struct rbti_frame *f = &w->stack[w->depth - 1];
+		struct rbti_node *e = rbti_copy_entry(node, copy);
+		struct rbti_node *p = prev ? rbti_copy_entry(prev, copy) : NULL;
+
+		switch (v) {
+		case RBTI_PRE:
+			n++;
+			height = max(height, w->depth);
+			if (parent && rb_parent(node) != parent)
+				return rbti_fail(fail, "parent", node, copy,
+						 "parent pointer does not point at node %llu, which links to it",
+						 rbti_copy_entry(parent, copy)->id);
+			if (parent && rb_is_red(node) && rb_is_red(parent))
+				return rbti_fail(fail, "red-red", node, copy,
+						 "red child of red node %llu",
+						 rbti_copy_entry(parent, copy)->id);
+			if (node->rb_left && node->rb_right)
+				break;
+			/* This node ends a path at a NIL child. */
+			if (!have_nil) {
+				have_nil = true;
+				nil_blacks = f->blacks;
+			} else if (f->blacks != nil_blacks) {
+				return rbti_fail(fail, "black-height", node, copy,
+						 "%u black nodes on the path to its NIL child, %u on the first path",
+						 f->blacks, nil_blacks);
+			}
+			break;
+		case RBTI_IN:
+			if (p && (e->key < p->key ||
+				  (e->key == p->key && !(flags & RBTI_DUP))))
+				return rbti_fail(fail, "order", node, copy,
+						 "key %lld follows key %lld of node %llu",
+						 e->key, p->key, p->id);
+			if (p && e->key == p->key && e->id < p->id)
+				return rbti_fail(fail, "dup-order", node, copy,
+						 "equal key %lld follows newer node %llu",
+						 e->key, p->id);
+			if (!prev)
+				first = node;
+			prev = node;
+			break;
+		case RBTI_POST:
+			if (!copy && (flags & RBTI_AUGMENTED) &&
+			    !rbti_check_aug(t, e, f, fail))
+				return false;
+			break;
+		case RBTI_DONE:
+			break;
+		}
+	}
+	if (w->too_deep)
+		return rbti_fail(fail, "height", rbti_walk_node(w), copy,
+				 "has a child deeper than %d levels",
+				 RBTI_MAX_DEPTH);
+	*firstp = first;
+	*lastp = prev;
+	*count = n;
+	*heightp = height;
+	return true;
+}
+
+/*
+ * A valid tree has a black height of at least height / 2 and so at least
+ * 2^(height / 2) - 1 nodes: height <= 2 * log2(n + 1), and as the black
+ * height is a whole number, <= 2 * floor(log2(n + 1)).
+ */
+static bool rbti_check_height(struct rbti_tree *t, unsigned int copy,
+			      unsigned int height, unsigned long n,
+			      struct rbti_failure *fail)
+{
+	if (height > 2 * ilog2(n + 1))
+		return rbti_fail(fail, "height", rbti_root(t, copy)->rb_node,
+				 copy, "height %u exceeds 2 * log2(%lu + 1)",
+				 height, n);
+	return true;
+}
+
+/* The ids of copy @copy's nodes in order, at most @max of them. */
+static unsigned long rbti_inorder_ids(struct rbti_tree *t, struct rbti_walk *w,
+				      unsigned int copy, u64 *ids,
+				      unsigned long max)
+{
+	unsigned long n = 0;
+	enum rbti_visit v;
+
+	rbti_walk_init_copy(w, t, copy);
+	while ((v = rbti_walk_step(w)) != RBTI_DONE)
+		if (v == RBTI_IN && n < max)
+			ids[n++] = rbti_copy_entry(rbti_walk_node(w), copy)->id;
+	return n;
+}
+
+/*
+ * A latch tree's copy 1: the classes of one copy, then `latch` if its
+ * nodes in order are not copy 0's. Returns false with @fail filled in.
+ */
+static bool rbti_check_latch(struct rbti_tree *t, struct rbti_walk *w,
+			     struct rbti_failure *fail)
+{
+	struct rb_node *first, *last;
+	unsigned long n0, n1, i, count;
+	unsigned int height;
+	u64 *ids;
+
+	if (!rbti_check_shape(t, w, 1, fail) ||
+	    !rbti_check_nodes(t, w, 1, fail, &first, &last, &count, &height) ||
+	    !rbti_check_height(t, 1, height, count, fail))
+		return false;
+	ids = kvmalloc_array(2 * (t->nodes + 1), sizeof(*ids), GFP_KERNEL);
+	if (!ids)
+		return rbti_fail(fail, "latch", NULL, 0,
+				 "no memory to compare the copies");
+	n0 = rbti_inorder_ids(t, w, 0, ids, t->nodes + 1);
+	n1 = rbti_inorder_ids(t, w, 1, ids + t->nodes + 1, t->nodes + 1);
+	for (i = 0; i < n0 && i < n1; i++)
+		if (ids[i] != ids[t->nodes + 1 + i])
+			break;
+	if (i < n0 || i < n1) {
+		u64 id = i < n0 ? ids[i] : ids[t->nodes + 1 + i];
+		struct rbti_node *n;
+
+		kvfree(ids);
+		list_for_each_entry(n, &t->all, list)
+			if (n->id == id)
+				break;
+		return rbti_fail(fail, "latch", &n->rb, 0,
+				 "node %llu is number %lu in order in copy %u, not in copy %u",
+				 id, i + 1, i < n0 ? 0 : 1, i < n0 ? 1 : 0);
+	}
+	kvfree(ids);
+	return true;
 }
 
 /**
@@ -246,8 +441,9 @@ static bool rbti_check_shape(struct rbti_tree *t, struct rbti_walk *w,
  * pointers checks, node by node, the other classes of DEBUGFS.md: parent
  * links and red-red when a node is entered, the black count of every path
  * that ends at a NIL child, key order (and the order of equal keys) in
- * order, and the augmented subtree size once a subtree is done; then the
- * caches and the height bound for the whole tree.
+ * order, and the augment by its rule once a subtree is done; then the
+ * caches and the height bound for the whole tree. A latch tree's copy 1
+ * is checked last, as a tree and against copy 0.
  *
  * Return: true if all hold; otherwise false with @fail filled in.
  */
@@ -255,97 +451,26 @@ bool rbti_check(struct rbti_tree *t, struct rbti_walk *w,
 		struct rbti_failure *fail)
 {
 	const unsigned int flags = t->ops->flags;
-	struct rb_node *root = t->root.rb_node, *first = NULL, *prev = NULL;
-	unsigned int height = 0, nil_blacks = 0;
-	bool have_nil = false;
-	unsigned long n = 0;
-	enum rbti_visit v;
+	struct rb_node *root = rbti_root(t, 0)->rb_node, *first, *last;
+	unsigned int height;
+	unsigned long n;
 
-	if (!rbti_check_shape(t, w, fail))
+	if (!rbti_check_shape(t, w, 0, fail) ||
+	    !rbti_check_nodes(t, w, 0, fail, &first, &last, &n, &height))
 		return false;
-	if (root && rb_is_red(root))
-		return rbti_fail(fail, "root-color", root, "the root is red");
-	if (root && rb_parent(root))
-		return rbti_fail(fail, "parent", root,
-				 "the root's parent pointer is not NIL");
-
-	rbti_walk_init(w, t);
-	while ((v = rbti_walk_step(w)) != RBTI_DONE) {
-		struct rb_node *node = rbti_walk_node(w);
-		struct rb_node *parent = rbti_walk_parent(w);
-		struct rbti_frame *f = &w->stack[w->depth - 1];
-		struct rbti_node *e = rbti_entry(node), *p = rbti_entry(prev);
-
-		switch (v) {
-		case RBTI_PRE:
-			n++;
-			height = max(height, w->depth);
-			if (parent && rb_parent(node) != parent)
-				return rbti_fail(fail, "parent", node,
-						 "parent pointer does not point at node %llu, which links to it",
-						 rbti_id(parent));
-			if (parent && rb_is_red(node) && rb_is_red(parent))
-				return rbti_fail(fail, "red-red", node,
-						 "red child of red node %llu",
-						 rbti_id(parent));
-			if (node->rb_left && node->rb_right)
-				break;
-			/* This node ends a path at a NIL child. */
-			if (!have_nil) {
-				have_nil = true;
-				nil_blacks = f->blacks;
-			} else if (f->blacks != nil_blacks) {
-				return rbti_fail(fail, "black-height", node,
-						 "%u black nodes on the path to its NIL child, %u on the first path",
-						 f->blacks, nil_blacks);
-			}
-			break;
-		case RBTI_IN:
-			if (p && (e->key < p->key ||
-				  (e->key == p->key && !(flags & RBTI_DUP))))
-				return rbti_fail(fail, "order", node,
-						 "key %lld follows key %lld of node %llu",
-						 e->key, p->key, p->id);
-			if (p && e->key == p->key && e->id < p->id)
-				return rbti_fail(fail, "dup-order", node,
-						 "equal key %lld follows newer node %llu",
-						 e->key, p->id);
-			if (!prev)
-				first = node;
-			prev = node;
-			break;
-		case RBTI_POST:
-			if ((flags & RBTI_AUGMENTED) && e->size != f->size)
-				return rbti_fail(fail, "augment", node,
-						 "aug is %lu, its subtree has %lu nodes",
-						 e->size, f->size);
-			break;
-		case RBTI_DONE:
-			break;
-		}
-	}
-	if (w->too_deep)
-		return rbti_fail(fail, "height", rbti_walk_node(w),
-				 "has a child deeper than %d levels",
-				 RBTI_MAX_DEPTH);
 	if ((flags & RBTI_COUNT) && t->count != n)
-		return rbti_fail(fail, "count", root,
+		return rbti_fail(fail, "count", root, 0,
 				 "cached count is %lu, %lu nodes reachable",
 				 t->count, n);
 	if ((flags & RBTI_LEFTMOST) && t->leftmost != first)
-		return rbti_fail(fail, "leftmost", first,
+		return rbti_fail(fail, "leftmost", first, 0,
 				 "cached leftmost is not the first node in order");
-	if ((flags & RBTI_RIGHTMOST) && t->rightmost != prev)
-		return rbti_fail(fail, "rightmost", prev,
+	if ((flags & RBTI_RIGHTMOST) && t->rightmost != last)
+		return rbti_fail(fail, "rightmost", last, 0,
 				 "cached rightmost is not the last node in order");
-	/*
-	 * A valid tree has a black height of at least height / 2 and so at
-	 * least 2^(height / 2) - 1 nodes: height <= 2 * log2(n + 1), and as
-	 * the black height is a whole number, <= 2 * floor(log2(n + 1)).
-	 */
-	if (height > 2 * ilog2(n + 1))
-		return rbti_fail(fail, "height", root,
-				 "height %u exceeds 2 * log2(%lu + 1)",
-				 height, n);
+	if (!rbti_check_height(t, 0, height, n, fail))
+		return false;
+	if (flags & RBTI_LATCH)
+		return rbti_check_latch(t, w, fail);
 	return true;
 }

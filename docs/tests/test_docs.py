@@ -9,7 +9,9 @@
   on the host with that output;
 - every relative link points at a file, and every generated page names
   the command, commit, date and machine it came from;
-- qemu/results writes the page of make test's times.
+- qemu/results writes the page of make test's times;
+- every fenced block whose info string names a file (```c kmod/x.c) is
+  in that file verbatim (docs/your-own-tree.md quotes the module).
 
 The README's shell session runs in the guest: docs/tests/readme-session.
 """
@@ -205,3 +207,25 @@ def test_no_history_in_the_documents():
 
 def test_readme_is_a_front_door():
     assert len(text(REPO / "README.md").splitlines()) <= 250
+
+
+def quoted_blocks() -> list[tuple[str, str, str]]:
+    """(document, file, block) of every fenced block that names its file."""
+    out = []
+    for path in DOCS:
+        for info, body in FENCE.findall(text(path)):
+            words = info.split()
+            if len(words) == 2 and "/" in words[1]:
+                out.append((path.name, words[1], body))
+    return out
+
+
+@pytest.mark.parametrize("doc,source,block", quoted_blocks())
+def test_quoted_block_is_in_its_file(doc, source, block):
+    assert block in text(REPO / source), f"{doc}: block not in {source}"
+
+
+def test_your_own_tree_quotes_the_interval_ops_table():
+    blocks = [b for d, f, b in quoted_blocks()
+              if d == "your-own-tree.md" and f == "kmod/tree_interval.c"]
+    assert any("rbti_interval_ops = {" in b for b in blocks)

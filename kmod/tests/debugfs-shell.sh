@@ -28,7 +28,12 @@ fi
 
 D=${RBTI_DEBUGFS:-/sys/kernel/debug/rbtree_inspector}
 P=${RBTI_PARAMS:-/sys/module/rbtree_inspector/parameters}
-TREES=${RBTI_SHELL_TREES:-"overstreet overstreet_dup santos santos_dup santos_aug santos_replace mainline"}
+# The trees the generic tests run on (plain keys, with near); mainline_rcu
+# exists only on kernels with rb_find_add_rcu() (6.12 and later).
+TREES=${RBTI_SHELL_TREES:-"overstreet overstreet_dup santos santos_dup santos_aug santos_replace mainline mainline_cached"}
+[ -n "${RBTI_SHELL_TREES:-}" ] || [ ! -d "$D/mainline_rcu" ] || TREES="$TREES mainline_rcu"
+# The trees whose input or queries differ (tests/debugfs-family.sh).
+FAMILY="mainline_aug interval latch"
 FILES="insert find erase near dump stats check clear ops corrupt"
 KEYS15="1 2 3 4 5 6 7 8 9 10 11 12 13 14 15"
 
@@ -63,6 +68,7 @@ is() {
 strerror() {
 	case $1 in
 	E2BIG) echo "Argument list too long" ;;
+	EBUSY) echo "Device or resource busy" ;;
 	EEXIST) echo "File exists" ;;
 	EINVAL) echo "Invalid argument" ;;
 	ENOBUFS) echo "No buffer space available" ;;
@@ -71,6 +77,7 @@ strerror() {
 	ENOSPC) echo "No space left on device" ;;
 	EPERM) echo "Operation not permitted" ;;
 	EUCLEAN) echo "Structure needs cleaning" ;;
+	EOPNOTSUPP) echo "Operation not supported" ;;
 	*) echo "unknown errno $1" ;;
 	esac
 }
@@ -297,11 +304,17 @@ test_layout() {
 	santos_aug santos unique,count,augmented
 	santos_replace santos unique,replace,count
 	mainline mainline unique
+	mainline_cached mainline dup,leftmost
+	mainline_aug mainline unique,leftmost,augmented,value
+	interval interval dup,augmented,value,interval
+	latch latch unique,latch
 	EOF
+	[ ! -d "$D/mainline_rcu" ] ||
+		echo "mainline_rcu mainline unique,lockless" >>"$TMP/want"
 	is "trees lists every tree with its api and flags" \
 		"$(cat "$TMP/trees")" "$(cat "$TMP/want")"
 	# One ls per directory: "-rw------- ... NAME" for each file.
-	for dir in "" $TREES; do
+	for dir in "" $TREES $FAMILY; do
 		got=
 		while read -r mode _ _ _ _ _ _ _ name; do
 			case $mode in
@@ -313,6 +326,10 @@ test_layout() {
 		want=
 		names=trees
 		[ -z "$dir" ] || names=$FILES
+		case $dir in
+		interval) names="$names overlap" ;;
+		latch | mainline_rcu) names="$names stress" ;;
+		esac
 		for f in $names; do
 			want="$want $f=-rw-------"
 		done
@@ -989,6 +1006,8 @@ i 6"
 
 # The resource-limit tests (test_big_batch, test_dump_memory).
 . "$(dirname "$0")/debugfs-limits.sh"
+# The value, interval, latch and lockless trees (test_family_*).
+. "$(dirname "$0")/debugfs-family.sh"
 
 if [ ! -d "$D" ]; then
 	echo "not ok 1 - $D missing: is rbtree_inspector loaded?"
@@ -1027,6 +1046,7 @@ else
 	test_total_nodes
 	test_dump_memory
 	test_big_batch
+	test_family_all
 fi
 
 # Leave every tree populated, one of them corrupted, for rmmod to free
@@ -1034,15 +1054,19 @@ fi
 for t in $TREES; do
 	fill "$t"
 done
+put "$D/mainline_aug/insert" "1 10 2 20 3 30"
+put "$D/interval/insert" "1 10 2 20 2 3"
+put "$D/latch/insert" "$KEYS15"
 echo 1 >"$P/allow_corrupt"
+put "$D/latch/corrupt" "latch 8"
 put "$D/santos_aug/corrupt" "parent 15"
 put "$D/mainline/corrupt" "detach $(child_key mainline "$(dump_field mainline root)" left)"
 put "$D/santos_dup/corrupt" "cycle 15"
 put "$D/overstreet/corrupt" "share $(child_key overstreet "$(dump_field overstreet root)" right)"
 echo 0 >"$P/allow_corrupt"
 is "trees left populated for rmmod, santos_aug corrupted, three shapes broken" \
-	"$(stat_field santos_aug corrupt) $(check_class mainline) $(check_class santos_dup) $(check_class overstreet) $(dump_field santos count)" \
-	"1 unreachable cycle shared 15"
+	"$(stat_field santos_aug corrupt) $(check_class mainline) $(check_class santos_dup) $(check_class overstreet) $(dump_field santos count) $(check_class latch)" \
+	"1 unreachable cycle shared 15 latch"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
