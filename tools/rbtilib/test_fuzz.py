@@ -384,9 +384,9 @@ def test_unparseable_reply_is_a_failure_with_a_repro(tmp_path):
 class NearFileOffByOne(FakeDebugfs):
     """Only the single-op ``near`` file is wrong."""
 
-    def query(self, name, what, key):
-        nid, found = super().query(name, what, key)
-        return (nid, found + 1) if what == "near" else (nid, found)
+    def lookup(self, name, what, key):
+        nid, found, *rest = super().lookup(name, what, key)
+        return [nid, found + (what == "near"), *rest]
 
 
 def test_single_op_files_are_fuzzed():

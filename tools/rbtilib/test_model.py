@@ -125,3 +125,51 @@ ModelVsRBTree.TestCase.settings = settings(max_examples=60,
                                            stateful_step_count=60,
                                            deadline=None)
 TestModelVsRBTree = ModelVsRBTree.TestCase
+
+
+# -- the rbtree family: values, intervals, overlap order (issue 30) --------
+
+INTERVAL = frozenset({"dup", "augmented", "value", "interval"})
+
+
+def interval_model(*intervals) -> Model:
+    """A model of an interval tree holding [START, LAST] pairs, ids 1.."""
+    m = Model(INTERVAL, "interval")
+    for nid, (start, last) in enumerate(intervals, 1):
+        m.add(start, nid, last)
+    return m
+
+
+def test_overlap_in_start_order_equal_starts_in_insertion_order():
+    m = interval_model((30, 40), (10, 50), (30, 31), (5, 6), (30, 35),
+                       (60, 70))
+    # In order of START; the three STARTs of 30 as inserted (1, 3, 5).
+    assert m.overlap(31, 45) == [2, 1, 3, 5]
+    assert m.overlap(0, 100) == [4, 2, 1, 3, 5, 6]
+    assert m.overlap(51, 59) == []
+    assert m.overlap(6, 6) == [4] and m.overlap(10, 10) == [2]
+    assert m.overlap(70, 70) == [6]
+    assert m.top() == 70
+
+
+def test_overlap_is_closed_at_both_ends():
+    m = interval_model((10, 20))
+    assert m.overlap(20, 25) == [1] and m.overlap(0, 10) == [1]
+    assert m.overlap(21, 30) == [] and m.overlap(0, 9) == []
+
+
+def test_interval_erase_by_start_and_last():
+    m = interval_model((30, 40), (30, 31), (30, 40))
+    assert m.find_exact(30, 40) == 1 and m.find_exact(30, 99) is None
+    assert m.erase(30, value=99) is None and len(m) == 3
+    assert m.erase(30, value=40) == 1
+    assert m.overlap(0, 100) == [2, 3] and m.values == {2: 31, 3: 40}
+    assert m.erase(30, value=40) == 3 and m.top() == 31
+
+
+def test_values_follow_their_nodes():
+    m = Model(frozenset({"unique", "augmented", "value"}), "mainline")
+    m.add(5, 1, -7)
+    m.add(2, 2, 40)
+    assert m.top() == 40 and m.erase(2) == 2 and m.top() == -7
+    assert m.erase(5) == 1 and m.top() is None and m.values == {}
