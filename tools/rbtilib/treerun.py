@@ -326,7 +326,10 @@ class TreeRun:
         value = self._value(key)
         try:
             if op == "i":
-                drv.insert(name, [key], None if value is None else [value])
+                if value is None:
+                    drv.insert(name, [key])
+                else:
+                    drv.insert(name, [key], [value])
                 found = drv.lookup(name, "find", key)
                 self.counted["finds"] += 1
                 got = "inserted, find says " + " ".join(map(str, found))

@@ -454,6 +454,11 @@ def corrupt_tree(tree: Tree, command: str) -> Tree:
         if "interval" in tree.flags and args[1] > node.value:
             raise DebugfsError(errno.EINVAL, "corrupt", "START > LAST")
         node = record.replace(node, key=args[1])
+        if tree.copy1 is not None and node.id in tree.copy1.nodes:
+            # One struct, two rb_nodes: copy 1 sees the new key too.
+            nodes1 = dict(tree.copy1.nodes)
+            nodes1[node.id] = record.replace(nodes1[node.id], key=args[1])
+            new.copy1 = record.replace(tree.copy1, nodes=nodes1)
     elif what == "value":
         node = record.replace(node, value=node.aug + 1)
     elif what == "parent":
