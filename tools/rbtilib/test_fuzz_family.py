@@ -3,6 +3,8 @@
 module: clean runs in every key mode with the checking schedule, and a
 fault of each new kind caught, shrunk and replayed."""
 
+import errno
+
 import pytest
 
 from rbtilib import fuzz
@@ -140,3 +142,33 @@ def test_model_overlap_order_matters():
                         i.flags, i.api))
     failure = f.run()
     assert failure is not None and failure.what == "overlap-order"
+
+
+@pytest.mark.parametrize("tree, batch", [
+    ("interval", "n 5"), ("latch", "n 5"), ("interval", "o 5 3"),
+    ("interval", "i 5"), ("interval", "i 6 5"), ("interval", "e 5"),
+    ("mainline_aug", "i 5"), ("mainline_aug", "i 5 6 7"),
+    ("latch", "i 5 6"), ("mainline_aug", "o 5 6"), ("mainline_cached",
+                                                    "I 5 6"),
+])
+def test_fake_rejects_what_the_contract_calls_einval(tree, batch):
+    driver = FakeDebugfs(FAMILY_TREES)
+    with pytest.raises(OSError) as err:
+        driver.ops(tree, f"i 1 {value_of(1) if tree == 'mainline_aug' else 2}"
+                   f"\n{batch}\n" if tree != "latch" else f"i 1\n{batch}\n")
+    assert err.value.name == "EINVAL"
+    assert driver.dump(tree).count == 0     # nothing ran
+
+
+def test_fake_replies_as_the_contract_says():
+    driver = FakeDebugfs(FAMILY_TREES)
+    out = driver.ops("interval", "i 10 20\ni 10 12\ni 3 4\nf 10\no 11 15\n"
+                     "o 21 30\ne 10 12\ne 10 12\n")
+    assert out.split("\n")[3:8] == ["found 1 10 20", "overlap 2 1 2",
+                                    "overlap 0", "erased 2", "ENOENT"]
+    with pytest.raises(OSError) as err:
+        driver.lookup("latch", "near", 3)
+    # Linux's EOPNOTSUPP is ENOTSUP, the name errno.errorcode gives.
+    assert err.value.errno == errno.EOPNOTSUPP
+    assert driver.overlap("interval", 0, 10) == [(3, 3, 4), (1, 10, 20)]
+    assert driver.stats("interval")["overlaps"] == 3
