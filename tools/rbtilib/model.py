@@ -19,7 +19,7 @@ order, which is the model's order), and :meth:`Model.top` is the augment
 of a ``max`` or ``interval-last`` root.
 """
 
-from bisect import bisect_right, insort
+from bisect import bisect_left, bisect_right, insort
 
 
 class Model:
@@ -38,6 +38,11 @@ class Model:
         self.values: dict = {}
         """id -> VALUE, on a ``value`` tree."""
         self.count = 0
+        self.spans: dict | None = {} if "interval" in flags else None
+        """On an interval tree: bit length of LAST - START -> sorted
+        ``(START, seq, id)``, so that an overlap query looks only at the
+        STARTs that can reach it (output-sensitive, not O(n))."""
+        self.seq = 0
 
     def insert(self, key: int) -> str:
         """Return what an insert of *key* does: 'ok', 'EEXIST' or 'replaced'.
@@ -54,6 +59,10 @@ class Model:
         value tree, its *value*."""
         if value is not None:
             self.values[nid] = value
+            if self.spans is not None:
+                self.seq += 1
+                insort(self.spans.setdefault(
+                    (value - key).bit_length(), []), (key, self.seq, nid))
         ids = self.ids.get(key)
         if ids is None:
             insort(self.keys, key)
@@ -90,11 +99,19 @@ class Model:
 
     def overlap(self, start: int, last: int) -> list:
         """Ids of the intervals [KEY, VALUE] that meet [*start*, *last*],
-        in the interval tree's order."""
+        in the interval tree's order: by START, equal STARTs in insertion
+        order."""
         values = self.values
-        end = bisect_right(self.keys, last)
-        return [nid for key in self.keys[:end] for nid in self.ids[key]
-                if values[nid] >= start]
+        found = []
+        for bits, span in self.spans.items():
+            # Every interval here is shorter than 2^bits: only a START
+            # above start - 2^bits can reach start.
+            lo = bisect_left(span, (start - (1 << bits),))
+            hi = bisect_right(span, (last, self.seq + 1))
+            found += [item for item in span[lo:hi]
+                      if values[item[2]] >= start]
+        found.sort()
+        return [item[2] for item in found]
 
     def top(self) -> int | None:
         """The largest VALUE (a max-augmented root's aug), None if empty."""
@@ -120,7 +137,13 @@ class Model:
         elif self.erase_any and nid is not None and nid in ids:
             pos = ids.index(nid)
         gone = ids.pop(pos)
-        self.values.pop(gone, None)
+        value = self.values.pop(gone, None)
+        if self.spans is not None and value is not None:
+            span = self.spans[(value - key).bit_length()]
+            at = bisect_left(span, (key,))
+            while span[at][2] != gone:
+                at += 1
+            del span[at]
         if not ids:
             del self.ids[key]
             self.keys.pop(bisect_right(self.keys, key) - 1)

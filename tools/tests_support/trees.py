@@ -62,6 +62,18 @@ def _red(node: "_N | None") -> bool:
     return node is not None and node.red
 
 
+def _successor(node: _N) -> "_N | None":
+    """The next node in order."""
+    if node.right:
+        node = node.right
+        while node.left:
+            node = node.left
+        return node
+    while node.parent and node.parent.right is node:
+        node = node.parent
+    return node.parent
+
+
 class RBTree:
     """A red-black tree of integer keys with node ids (CLRS algorithms).
 
@@ -254,14 +266,23 @@ class RBTree:
 
     def find_interval(self, start: int, last: int) -> "_N | None":
         """The first node in order with KEY *start* and VALUE *last*."""
-        return next((n for n in self.inorder()
-                     if n.key == start and n.value == last), None)
+        node = self.find_first(start)
+        while node is not None and node.key == start:
+            if node.value == last:
+                return node
+            node = _successor(node)
+        return None
 
     def overlap(self, start: int, last: int) -> list:
         """The nodes whose [KEY, VALUE] meets [*start*, *last*], in order
         (the interval tree's iter_first/iter_next order)."""
-        return [n for n in self.inorder()
-                if n.key <= last and n.value >= start]
+        out = []
+        for node in self.inorder():
+            if node.key > last:
+                break
+            if node.value >= start:
+                out.append(node)
+        return out
 
     def _preorder(self) -> Iterator[_N]:
         stack = [self.root]
