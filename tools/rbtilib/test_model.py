@@ -4,7 +4,7 @@ independent red-black tree of the test fixture."""
 
 import itertools
 
-from hypothesis import settings, strategies as st
+from hypothesis import given, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from rbtilib.dump import inorder, parse_flags
@@ -173,3 +173,26 @@ def test_values_follow_their_nodes():
     m.add(2, 2, 40)
     assert m.top() == 40 and m.erase(2) == 2 and m.top() == -7
     assert m.erase(5) == 1 and m.top() is None and m.values == {}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("ie"),
+                          st.integers(-50, 50), st.integers(0, 1 << 70)),
+                max_size=60),
+       st.lists(st.tuples(st.integers(-60, 60), st.integers(0, 80)),
+                min_size=1, max_size=10))
+def test_overlap_is_the_plain_scan(ops, queries):
+    """The length classes give what a scan of every interval gives."""
+    m = Model(INTERVAL, "interval")
+    for nid, (op, start, length) in enumerate(ops, 1):
+        last = min(start + length, (1 << 63) - 1)
+        if op == "i":
+            m.add(start, nid, last)
+        else:
+            victim = next((i for k, i in m.items() if k == start), None)
+            if victim is not None:
+                m.erase(start, value=m.values[victim])
+    for start, length in queries:
+        want = [nid for key, nid in m.items()
+                if key <= start + length and m.values[nid] >= start]
+        assert m.overlap(start, start + length) == want
