@@ -15,7 +15,8 @@ from typing import Iterator
 
 from rbtilib import record
 from rbtilib.driver import DebugfsError, TreeInfo
-from rbtilib.dump import Copy, Node, Tree, aug_rule, inorder, parse_flags
+from rbtilib.dump import (S64_MAX, Copy, Node, Tree, aug_rule, inorder,
+                          parse_flags)
 from rbtilib.dump import value_name
 
 CONTRACT_TREES = [
@@ -481,12 +482,17 @@ def corrupt_tree(tree: Tree, command: str) -> Tree:
             nodes1[node.id] = record.replace(nodes1[node.id], key=args[1])
             new.copy1 = record.replace(tree.copy1, nodes=nodes1)
     elif what == "value":
+        if tree.aug not in ("max", "interval-last") or \
+                node.aug == S64_MAX:
+            raise DebugfsError(errno.EINVAL, "corrupt", "aug at S64_MAX")
         node = record.replace(node, value=node.aug + 1)
     elif what == "parent":
         wrong = next((n.id for n in tree.nodes.values()
                       if n.id not in (node.id, node.parent)), node.id)
         node = record.replace(node, parent=wrong)
     elif what == "aug":
+        if node.aug == S64_MAX:
+            raise DebugfsError(errno.EINVAL, "corrupt", "aug at S64_MAX")
         node = record.replace(node, aug=node.aug + 1)
     else:
         raise DebugfsError(errno.EINVAL, "corrupt", f"unknown {what!r}")
