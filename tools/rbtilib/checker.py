@@ -31,12 +31,20 @@ the module.  The order (CONTRACT.md, issue 12):
       from a counter and equal keys go after their equals, so ids among
       equal keys increase); the later node is blamed;
    d. leaving it (postorder), on ``augmented`` trees: ``augment`` if its
-      ``aug`` is not its subtree's size;
+      ``aug`` is not what the tree's rule (the ``aug`` header) makes of
+      its subtree: ``size``, its number of nodes; ``max`` and
+      ``interval-last``, the largest VALUE in it;
 
 3. after the walk: ``count`` (root), ``leftmost`` / ``rightmost`` when
    cached (blaming the node the cache should point at), ``augment`` for a
    wrong ``aug`` header, the height bound height <= 2*floor(log2(n+1))
    (root), and a header height that is not the real one (root).
+4. latch trees (issue 30), after every class of copy 0: copy 1 (the
+   ``copy 1`` section) through steps 0 and 2 and the height checks of
+   step 3 (not ``unreachable``, ``count``, the caches or ``augment``),
+   each reported as ``copy 1: ...``; then ``latch`` if copy 1's in-order
+   sequence of ids is not copy 0's, blaming the first node where they
+   differ (copy 0's, or copy 1's if copy 0's sequence ended first).
 
 Every check follows child links only, so a corrupted parent link never
 derails it, and the walk ends even on a cyclic "tree".
@@ -44,13 +52,13 @@ derails it, and the walk ends even on a cyclic "tree".
 
 from collections.abc import Iterator
 
-from .dump import UNKNOWN, Tree
-from .record import record
+from .dump import UNKNOWN, Tree, aug_rule
+from .record import record, replace
 from .shape import MISSING, Shape
 
 CLASSES = ("cycle", "shared", "unreachable", "order", "dup-order",
            "root-color", "red-red", "black-height", "parent", "count",
-           "leftmost", "rightmost", "augment", "height")
+           "leftmost", "rightmost", "augment", "height", "latch")
 """The check classes of the contract's table."""
 
 MAX_DEPTH = 128
@@ -84,6 +92,7 @@ class _Walk:
         self.links = links
         self.dup = "dup" in tree.flags
         self.augmented = "augmented" in tree.flags
+        self.by_max = aug_rule(tree.flags) in ("max", "interval-last")
         self.first: int | None = None
         self.prev: int | None = None
         self.count = 0
@@ -98,11 +107,16 @@ class _Walk:
         nodes = self.tree.nodes
         links = self.links
         dup, augmented = self.dup, self.augmented
+        if augmented and self.by_max:
+            augmented = False
+            by_max = True
+        else:
+            by_max = False
         first = prev = nil_blacks = None
         prev_key = 0
         count = height = 0
-        # Frames: [id, linking id, blacks, depth, stage, size]
-        stack: list = [[self.tree.root, None, 0, 1, 0, 1]]
+        # Frames: [id, linking id, blacks, depth, stage, size, max VALUE]
+        stack: list = [[self.tree.root, None, 0, 1, 0, 1, None]]
         while stack:
             frame = stack[-1]
             nid = frame[0]
@@ -135,7 +149,8 @@ class _Walk:
                                         f" its NIL child, {nil_blacks} on the "
                                         "first path")
                 if left is not None:
-                    stack.append([left, nid, blacks, depth + 1, 0, 1])
+                    stack.append([left, nid, blacks, depth + 1, 0, 1,
+                                  None])
             elif stage == 1:
                 # c. in order
                 frame[4] = 2
@@ -155,7 +170,8 @@ class _Walk:
                 prev, prev_key = nid, key
                 right = links[nid][1]
                 if right is not None:
-                    stack.append([right, nid, frame[2], frame[3] + 1, 0, 1])
+                    stack.append([right, nid, frame[2], frame[3] + 1, 0, 1,
+                                  None])
             else:
                 # d. leaving it (postorder)
                 stack.pop()
@@ -165,6 +181,19 @@ class _Walk:
                     yield Violation("augment", nid,
                                     f"aug is {'-' if aug is None else aug}, "
                                     f"its subtree has {size} nodes")
+                if by_max:
+                    node = nodes[nid]
+                    top = frame[6]
+                    if top is None or node.value > top:
+                        top = node.value
+                    if node.aug != top:
+                        yield Violation("augment", nid,
+                                        f"aug is {node.aug}, the largest "
+                                        f"{self.tree.value} in its subtree "
+                                        f"is {top}")
+                    if stack and (stack[-1][6] is None or
+                                  top > stack[-1][6]):
+                        stack[-1][6] = top
                 if stack:
                     stack[-1][5] += size
         self.first, self.prev = first, prev
@@ -189,6 +218,51 @@ def _unreachable(tree: Tree, reached: dict) -> Violation | None:
 
 def violations(tree: Tree) -> Iterator[Violation]:
     """Yield every violation of *tree*, in the module's order."""
+    yield from _violations(tree, False)
+    if tree.copy1 is not None:
+        yield from _latch(tree)
+
+
+def _latch(tree: Tree) -> Iterator[Violation]:
+    """Step 4: copy 1 of a latch tree, then the two copies compared."""
+    copy = tree.copy1
+    second = replace(tree, root=copy.root, height=copy.height,
+                     nodes=copy.nodes, error=copy.error, allocated=None,
+                     lost={}, leftmost=None, rightmost=None, copy1=None,
+                     flags=tree.flags - {"augmented", "leftmost",
+                                         "rightmost", "count"})
+    for found in _violations(second, True):
+        yield Violation(found.cls, found.node, f"copy 1: {found.message}")
+    ids = [_inorder(Shape(t)) for t in (tree, second)]
+    for pos in range(max(map(len, ids))):
+        ours = [seq[pos] if pos < len(seq) else None for seq in ids]
+        if ours[0] != ours[1]:
+            blamed = ours[0] if ours[0] is not None else ours[1]
+            yield Violation("latch", blamed,
+                            f"position {pos + 1} in order is "
+                            f"{_ref(ours[0])} in copy 0, {_ref(ours[1])} "
+                            "in copy 1")
+            return
+
+
+def _inorder(shape: Shape) -> list:
+    """The ids of *shape*'s tree edges in order."""
+    out: list = []
+    stack: list = []
+    ref = shape.tree.root if shape.order else None
+    while stack or ref is not None:
+        while ref is not None:
+            stack.append(ref)
+            ref = shape.links[ref][0]
+        ref = stack.pop()
+        out.append(ref)
+        ref = shape.links[ref][1]
+    return out
+
+
+def _violations(tree: Tree, copy: bool) -> Iterator[Violation]:
+    """Steps 0 to 3; *copy*: of a latch tree's copy 1 (no unreachable,
+    count, cache or augment checks)."""
     nodes = tree.nodes
     root = tree.root
     if root is not None and root not in nodes:
@@ -207,7 +281,7 @@ def violations(tree: Tree) -> Iterator[Violation]:
         yield Violation("height", next(reversed(nodes), None),
                         f"dump stopped with 'error {tree.error}' (a walk "
                         f"deeper than {MAX_DEPTH} levels)")
-    found = _unreachable(tree, shape.links)
+    found = None if copy else _unreachable(tree, shape.links)
     if found:
         yield found
     walk = _Walk(tree, shape.links)
@@ -219,22 +293,24 @@ def violations(tree: Tree) -> Iterator[Violation]:
                             f"the root's parent pointer is "
                             f"{_ref(nodes[root].parent)}, not NIL")
         yield from walk.walk()
-    if tree.count != walk.count:
+    if copy:
+        pass
+    elif tree.count != walk.count:
         yield Violation("count", root,
                         f"count is {tree.count}, {walk.count} nodes "
                         "reachable")
     for cls, cached, real in (("leftmost", tree.leftmost, walk.first),
                               ("rightmost", tree.rightmost, walk.prev)):
-        if cls in tree.flags and cached != real:
+        if cls in tree.flags and cached != real and not copy:
             yield Violation(cls, real,
                             f"cached {cls} is "
                             f"{'-' if cached is None else f'node {cached}'}"
                             f", not the {'first' if cls == 'leftmost' else 'last'}"
                             " node in order")
-    if augmented_name_wrong(tree):
+    if augmented_name_wrong(tree) and not copy:
         yield Violation("augment", None,
                         f"augmented value is {tree.aug or '-'}, expected "
-                        "size")
+                        f"{aug_rule(tree.flags)}")
     n = walk.count
     # The module's bound: height <= 2 * floor(log2(n + 1)).
     if walk.height > 2 * ((n + 1).bit_length() - 1):
@@ -247,8 +323,9 @@ def violations(tree: Tree) -> Iterator[Violation]:
 
 
 def augmented_name_wrong(tree: Tree) -> bool:
-    """True if an augmented tree's dump does not name its value ``size``."""
-    return "augmented" in tree.flags and tree.aug != "size"
+    """True if an augmented tree's dump does not name the rule its flags
+    call for (:func:`~rbtilib.dump.aug_rule`)."""
+    return "augmented" in tree.flags and tree.aug != aug_rule(tree.flags)
 
 
 def check(tree: Tree) -> list[Violation]:

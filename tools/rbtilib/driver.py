@@ -107,6 +107,22 @@ def parse_stats(text: str) -> dict[str, int]:
     return out
 
 
+def parse_overlap(text: str) -> list[tuple]:
+    """Parse the ``overlap`` file: ``ID START LAST`` lines, ``end N``."""
+    lines = text.splitlines()
+    if not lines or lines[-1] != f"end {len(lines) - 1}":
+        raise ReplyError(f"overlap: expected 'end {max(len(lines) - 1, 0)}'"
+                         f" last, got {lines[-1] if lines else ''!r}")
+    out = []
+    for line in lines[:-1]:
+        try:
+            nid, start, last = (int(w) for w in line.split(" "))
+        except ValueError:
+            raise ReplyError(f"overlap: cannot parse {line!r}") from None
+        out.append((nid, start, last))
+    return out
+
+
 class Debugfs:
     """The inspector's files under *root* (and its module parameters)."""
 
@@ -152,15 +168,7 @@ class Debugfs:
 
     def ops(self, tree: str, batch: str) -> str:
         """Run an ops batch; return the result text (one line per op)."""
-        path = self.path(tree, "ops")
-        try:
-            with open(path, "r+b", buffering=0) as f:
-                _write_all(f.fileno(), path, batch.encode())
-                return _read_all(f.fileno()).decode()
-        except DebugfsError:
-            raise
-        except OSError as e:
-            raise DebugfsError(e.errno or 0, path) from None
+        return self.exchange(tree, "ops", batch)
 
     def dump_text(self, tree: str) -> str:
         """The raw ``dump`` file, read again while it ends in ``error
@@ -193,19 +201,61 @@ class Debugfs:
         """Write a ``corrupt`` command (needs allow_corrupt)."""
         self.write(tree, "corrupt", command)
 
-    def insert(self, tree: str, keys: list[int]) -> None:
-        """Insert *keys* (all or none)."""
-        self.write(tree, "insert", " ".join(map(str, keys)))
+    def insert(self, tree: str, keys: list[int],
+               values: list[int] | None = None) -> None:
+        """Insert *keys* (all or none); on a ``value`` tree each with its
+        VALUE from *values* (``KEY VALUE`` pairs; LAST of an interval)."""
+        if values is None:
+            self.write(tree, "insert", " ".join(map(str, keys)))
+        else:
+            self.write(tree, "insert", "\n".join(
+                f"{k} {v}" for k, v in zip(keys, values, strict=True)))
 
-    def erase(self, tree: str, key: int) -> None:
-        """Erase one node with *key*."""
-        self.write(tree, "erase", str(key))
+    def erase(self, tree: str, key: int, last: int | None = None) -> None:
+        """Erase one node with *key* (on an interval tree the first
+        [*key*, *last*])."""
+        self.write(tree, "erase", str(key) if last is None
+                   else f"{key} {last}")
+
+    def lookup(self, tree: str, name: str, key: int) -> list[int]:
+        """``find`` or ``near``: the result's fields, ``[id, key]`` or
+        ``[id, key, value]`` on a ``value`` tree."""
+        self.write(tree, name, str(key))
+        fields = self.read(tree, name).split()
+        if len(fields) not in (2, 3):
+            raise ReplyError(f"{name}: expected ID KEY [VALUE], got "
+                             f"{' '.join(fields)!r}")
+        return [int(f) for f in fields]
 
     def query(self, tree: str, name: str, key: int) -> tuple[int, int]:
         """``find`` or ``near``: return ``(id, key)`` of the result."""
-        self.write(tree, name, str(key))
-        nid, found = self.read(tree, name).split()
-        return int(nid), int(found)
+        nid, found = self.lookup(tree, name, key)[:2]
+        return nid, found
+
+    def exchange(self, tree: str, name: str, text: str) -> str:
+        """Write *text* to a per-descriptor file (``ops``, ``overlap``,
+        ``stress``) and read its reply on the same descriptor."""
+        path = self.path(tree, name)
+        try:
+            with open(path, "r+b", buffering=0) as f:
+                _write_all(f.fileno(), path, text.encode())
+                return _read_all(f.fileno()).decode()
+        except DebugfsError:
+            raise
+        except OSError as e:
+            raise DebugfsError(e.errno or 0, path) from None
+
+    def overlap(self, tree: str, start: int, last: int) -> list[tuple]:
+        """The ``overlap`` file of an interval tree: ``(id, start, last)``
+        of every stored interval meeting [*start*, *last*], in the
+        kernel's iteration order."""
+        return parse_overlap(self.exchange(tree, "overlap",
+                                           f"{start} {last}"))
+
+    def stress(self, tree: str, lookups: int) -> dict[str, int]:
+        """Run the ``stress`` file's lockless-lookup stress (*lookups*
+        lookups in all); its ``key value`` result."""
+        return parse_stats(self.exchange(tree, "stress", str(lookups)))
 
     def get_param(self, name: str) -> str:
         """Read a module parameter."""

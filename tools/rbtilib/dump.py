@@ -17,43 +17,13 @@ import re
 import sys
 from collections.abc import Iterator
 
-from .record import factory, record
 
-S64_MIN = -(1 << 63)
-S64_MAX = (1 << 63) - 1
-U64_MAX = (1 << 64) - 1
-"""Keys of an ``api kernel`` dump may be unsigned (``va_start``)."""
-ID_MAX = S64_MAX
-"""Node ids are 0 .. 2^63-1 (kmod/DEBUGFS.md)."""
+from .dumptypes import (  # noqa: F401 (re-exported: import them from here)
+    APIS, AUG_RULES, FLAG_ORDER, HEX_FIELDS, ID_MAX, S64_MAX, S64_MIN,
+    U64_MAX, UNKNOWN, UNKNOWN_PARENT, VALUE_NAMES, Copy, Node, Ref, Tree,
+    Unknown, aug_rule, flags_problem, format_flags, number_text,
+    parse_flags, value_name)
 
-
-class Unknown:
-    """The ``?`` of a link that points at no node of this tree.
-
-    A singleton that is not an int, so it can never equal a node id.
-    """
-
-    _instance = None
-
-    def __new__(cls) -> "Unknown":
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "?"
-
-    def __reduce__(self):
-        return (Unknown, ())
-
-
-UNKNOWN = Unknown()
-UNKNOWN_PARENT = UNKNOWN
-"""Old name of :data:`UNKNOWN` (``Node.parent`` for ``?``)."""
-
-FLAG_ORDER = ("unique", "dup", "replace", "leftmost", "rightmost", "count",
-              "augmented", "outofline")
-"""Flags in the order the contract lists them (used when formatting)."""
 
 _HEADER = ("tree", "api", "flags", "count", "nodes", "root", "leftmost",
            "rightmost", "height", "aug")
@@ -61,12 +31,11 @@ _OPTIONAL = ("nodes",)
 """Header lines an older module does not write (``nodes``, added with the
 ``lost`` lines)."""
 
-APIS = ("overstreet", "santos", "mainline", "kernel")
-"""`kernel`: a tree read from kernel memory by `rbti kernel` (rbtilib.kernel)."""
 _ID = r"(0|[1-9][0-9]*)"
 _LINK = r"(-|\?|0|[1-9][0-9]*)"
 _NODE = re.compile(rf"(node|lost) {_ID} (0|-?[1-9][0-9]*) ([RB]) {_LINK} "
-                   rf"{_LINK} {_LINK} (-|0|-?[1-9][0-9]*)\Z", re.ASCII)
+                   rf"{_LINK} {_LINK} (-|0|-?[1-9][0-9]*)"
+                   r"(?: (0|-?[1-9][0-9]*))?\Z", re.ASCII)
 """A well-formed node line; anything else takes the slow path, which
 names the bad field."""
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/-]*\Z", re.ASCII)
@@ -80,99 +49,6 @@ class DumpError(ValueError):
     def __init__(self, lineno: int, message: str) -> None:
         super().__init__(f"dump line {lineno}: {message}")
         self.lineno = lineno
-
-
-Ref = int | Unknown | None
-"""A link: a node id, :data:`UNKNOWN` (``?``) or None (``-``, NIL)."""
-
-
-@record(frozen=True)
-class Node:
-    """One ``node`` (or ``lost``) line of a dump."""
-
-    id: int
-    key: int
-    color: str                  # 'R' or 'B'
-    parent: Ref
-    left: Ref
-    right: Ref
-    aug: int | None
-
-
-@record
-class Tree:
-    """A parsed dump.
-
-    ``nodes`` holds the ``node`` lines in dump order (preorder through
-    child links), ``lost`` the ``lost`` lines (allocated nodes the walk did
-    not reach, in allocation order).  ``allocated`` is the ``nodes N``
-    header, None if the dump has none (an older module).
-    """
-
-    name: str
-    api: str
-    flags: frozenset[str]
-    count: int
-    root: Ref
-    leftmost: Ref
-    rightmost: Ref
-    height: int
-    aug: str | None
-    nodes: dict[int, Node]
-    error: str | None = None    # 'depth' when the dump was truncated
-    allocated: int | None = None
-    lost: dict[int, Node] = factory(dict)
-    hex: frozenset[str] = frozenset()
-    """The ``hex`` header: fields (``key``, ``aug``) that are addresses
-    or sizes, printed in hexadecimal by show, render and JSON."""
-
-
-HEX_FIELDS = ("key", "aug")
-
-
-def number_text(tree: Tree, field: str, value: int | None) -> str:
-    """*value* of *field* (``key`` or ``aug``) as the tree's readers print
-    it: hexadecimal (``0xffff...``) if the dump's ``hex`` header names the
-    field, else decimal."""
-    if value is None:
-        return "-"
-    return f"{value:#x}" if field in tree.hex else str(value)
-
-
-def format_flags(flags: frozenset) -> str:
-    """Format a flag set the way ``trees`` and ``dump`` write it."""
-    known = [f for f in FLAG_ORDER if f in flags]
-    extra = sorted(f for f in flags if f not in FLAG_ORDER)
-    return ",".join(known + extra) or "-"
-
-
-def flags_problem(flags: frozenset) -> str | None:
-    """Why a flag set is not one the contract allows, or None."""
-    unknown = sorted(f for f in flags if f not in FLAG_ORDER)
-    if unknown:
-        return f"unknown flag {unknown[0]!r}"
-    if "unique" in flags and "dup" in flags:
-        return "flags 'unique' and 'dup' together"
-    if "unique" not in flags and "dup" not in flags:
-        return "neither 'unique' nor 'dup'"
-    if "replace" in flags and "unique" not in flags:
-        return "'replace' without 'unique'"
-    return None
-
-
-def parse_flags(text: str) -> frozenset:
-    """Parse a ``FLAGS`` field (``-`` is the empty set); ValueError if a
-    flag is unknown, repeated or empty."""
-    if text == "-":
-        return frozenset()
-    words = text.split(",")
-    flags = frozenset(words)
-    if len(flags) != len(words) or "" in flags:
-        raise ValueError(f"bad flags {text!r}")
-    unknown = sorted(f for f in flags if f not in FLAG_ORDER)
-    if unknown:
-        raise ValueError(f"unknown flag {unknown[0]!r} in {text!r}")
-    return flags
 
 
 def parse_int(text: str, lo: int = S64_MIN, hi: int = S64_MAX) -> int:
@@ -210,12 +86,18 @@ def _ref(lineno: int, text: str, what: str, unknown: bool = False,
 
 
 def _fast_node(line: str, augmented: bool, key_max: int = S64_MAX,
-               id_min: int = 1) -> Node | None:
+               id_min: int = 1, valued: bool = False) -> Node | None:
     """The node of a well-formed line in range, or None."""
     m = _NODE.match(line)
     if m is None:
         return None
-    _, nid, key, color, parent, left, right, aug = m.groups()
+    _, nid, key, color, parent, left, right, aug, second = m.groups()
+    if (second is None) == valued:
+        return None
+    if second is not None:
+        second = int(second)
+        if not S64_MIN <= second <= S64_MAX:
+            return None
     # Each test in the form the regex left possible (a link is '-', '?'
     # or digits); anything out of range goes to the slow path.
     nid, key = int(nid), int(key)
@@ -240,14 +122,18 @@ def _fast_node(line: str, augmented: bool, key_max: int = S64_MAX,
         value = int(aug)
         if not augmented or not S64_MIN <= value <= key_max:
             return None
-    return Node(nid, key, color, links[0], links[1], links[2], value)
+    return Node(nid, key, color, links[0], links[1], links[2], value,
+                second)
 
 
 def _node(lineno: int, fields: list, augmented: bool,
-          key_max: int = S64_MAX, id_min: int = 1) -> Node:
-    if len(fields) != 8:
+          key_max: int = S64_MAX, id_min: int = 1,
+          valued: bool = False) -> Node:
+    want = 9 if valued else 8
+    if len(fields) != want:
         raise DumpError(lineno, f"{fields[0]} line has {len(fields)} "
-                        "fields, expected 8")
+                        f"fields, expected {want}"
+                        + (" (the 9th is VALUE)" if valued else ""))
     color = fields[3]
     if color not in ("R", "B"):
         raise DumpError(lineno, f"bad color {color!r}")
@@ -264,7 +150,8 @@ def _node(lineno: int, fields: list, augmented: bool,
                 parent=_ref(lineno, fields[4], "parent", True, id_min),
                 left=_ref(lineno, fields[5], "left", True, id_min),
                 right=_ref(lineno, fields[6], "right", True, id_min),
-                aug=aug)
+                aug=aug,
+                value=_int(lineno, fields[8], "value") if valued else None)
 
 
 def _fields(lineno: int, line: str) -> list:
@@ -290,7 +177,12 @@ class _Parser:
         self.end: int | None = None
         self.hex: frozenset | None = None
         self.limits: tuple | None = None
-        """(augmented, key_max, id_min) once the header is complete."""
+        """(augmented, key_max, id_min, valued) once the header is
+        complete."""
+        self.value: str | None = None
+        self.copy: Copy | None = None
+        """The latch ``copy 1`` section, once its line is read."""
+        self.copy_end: int | None = None
 
     def header_line(self, lineno: int, tag: str, fields: list) -> None:
         pos = len(self.header)
@@ -330,7 +222,7 @@ class _Parser:
                 raise DumpError(lineno, f"{tag} {value} on a tree without "
                                 f"the {tag!r} cache (expected '-')")
         elif tag == "aug":
-            want = "size" if "augmented" in flags else "-"
+            want = aug_rule(flags) or "-"
             # A kernel tree names its own augmented value (e.g.
             # subtree_max_size); rbtilib.kernel checks its rule.
             if self.header.get("api") == "kernel" and want == "-" and \
@@ -342,6 +234,33 @@ class _Parser:
                                 " 'augmented'")
             value = None if value == "-" else value
         self.header[tag] = value
+
+    def value_line(self, lineno: int, fields: list) -> None:
+        """``value NAME``: right after ``aug`` on a tree flagged
+        ``value``, never elsewhere."""
+        if len(self.header) != len(_HEADER) or self.value is not None or \
+                self.hex is not None or self.nodes or self.lost or \
+                self.error:
+            raise DumpError(lineno, "unexpected 'value' line (it comes "
+                            "right after 'aug')")
+        if len(fields) != 2:
+            raise DumpError(lineno, f"value line has {len(fields)} fields,"
+                            " expected 2")
+        want = value_name(self.header["flags"])
+        if want is None:
+            raise DumpError(lineno, "value line on a tree without 'value'")
+        if fields[1] != want:
+            raise DumpError(lineno, f"value {fields[1]!r}, expected "
+                            f"{want!r}")
+        self.value = want
+
+    def header_done(self, lineno: int, what: str) -> None:
+        """The header must be complete before *what*."""
+        if len(self.header) != len(_HEADER):
+            raise DumpError(lineno, f"{what} before the header ended")
+        if self.value is None and value_name(self.header["flags"]):
+            raise DumpError(lineno, f"{what} before the 'value' line (a "
+                            "tree flagged 'value' has one)")
 
     def hex_line(self, lineno: int, fields: list) -> None:
         """``hex key``, ``hex aug`` or ``hex key,aug``: optional, right
@@ -373,14 +292,14 @@ class _Parser:
         only a well-formed line may take the fast path."""
         limits = self.limits
         if limits is None:
-            if len(self.header) != len(_HEADER):
-                raise DumpError(lineno, f"{tag} line before the header "
-                                "ended")
+            self.header_done(lineno, f"{tag} line")
             # Fixed from here on: the header is complete.
             limits = self.limits = (
                 self.header["aug"] is not None,
                 U64_MAX if self.header["api"] == "kernel" else S64_MAX,
-                self.id_min())
+                self.id_min(), self.value is not None)
+        if self.copy is not None:
+            raise DumpError(lineno, f"{tag} line after copy 1")
         if tag == "node":
             if self.error is not None:
                 raise DumpError(lineno, "node line after 'error'")
@@ -388,21 +307,72 @@ class _Parser:
                 raise DumpError(lineno, "node line after a lost line")
         elif self.header["nodes"] is None:
             raise DumpError(lineno, "lost line in a dump without 'nodes'")
-        augmented, key_max, id_min = limits
-        node = _fast_node(line, augmented, key_max, id_min)
+        node = _fast_node(line, *limits)
         if node is None:
             # Not well-formed or out of range: the slow path names the
             # problem.
             if fields is None:
                 fields = _fields(lineno, line)
-            node = _node(lineno, fields, augmented, key_max, id_min)
+            node = _node(lineno, fields, *limits)
         if node.id in self.nodes or node.id in self.lost:
             raise DumpError(lineno, f"node {node.id} listed twice")
         (self.nodes if tag == "node" else self.lost)[node.id] = node
 
+    def copy_line(self, lineno: int, fields: list) -> None:
+        """A line of the latch ``copy 1`` section: ``root``, ``height``,
+        ``node`` lines (8 fields, copy 1's links), ``error depth``,
+        ``end N``."""
+        copy, tag = self.copy, fields[0]
+        step = ("root" if copy.root is UNKNOWN else
+                "height" if copy.height < 0 else "node")
+        if tag in ("root", "height"):
+            if tag != step or len(fields) != 2:
+                raise DumpError(lineno, f"unexpected copy 1 {tag!r} line "
+                                f"(expected {step!r})")
+            if tag == "root":
+                copy.root = _ref(lineno, fields[1], "copy 1 root",
+                                 id_min=self.id_min())
+            else:
+                copy.height = _int(lineno, fields[1], "copy 1 height", 0)
+        elif step != "node":
+            raise DumpError(lineno, f"unexpected {tag!r} line in copy 1 "
+                            f"(expected {step!r})")
+        elif tag == "node":
+            if copy.error is not None:
+                raise DumpError(lineno, "node line after 'error'")
+            node = _node(lineno, fields, False, S64_MAX, self.id_min())
+            if node.id in copy.nodes:
+                raise DumpError(lineno, f"node {node.id} listed twice in "
+                                "copy 1")
+            same = self.nodes.get(node.id) or self.lost.get(node.id)
+            if same is None and self.error is None:
+                raise DumpError(lineno, f"copy 1 node {node.id} is no node "
+                                "of copy 0")
+            if same is not None and same.key != node.key:
+                raise DumpError(lineno, f"copy 1 node {node.id} has key "
+                                f"{node.key}, copy 0 {same.key}")
+            copy.nodes[node.id] = node
+        elif tag == "error":
+            if copy.error is not None or fields[1:] != ["depth"]:
+                raise DumpError(lineno, "unexpected or malformed error "
+                                "line in copy 1")
+            copy.error = "depth"
+        elif tag == "end":
+            if len(fields) != 2:
+                raise DumpError(lineno, "malformed end line")
+            self.copy_end = _int(lineno, fields[1], "end count", 0)
+            if self.copy_end != len(copy.nodes):
+                raise DumpError(lineno, f"copy 1 end {self.copy_end} but "
+                                f"{len(copy.nodes)} node lines")
+        else:
+            raise DumpError(lineno, f"unexpected {tag!r} line in copy 1")
+
     def line(self, lineno: int, line: str) -> None:
         if self.end is not None:
             raise DumpError(lineno, "text after 'end'")
+        if self.copy is not None and self.copy_end is None:
+            self.copy_line(lineno, _fields(lineno, line))
+            return
         if line[:5] in ("node ", "lost "):
             # Most of a dump: _NODE admits only ASCII fields separated
             # by single spaces, so a line it matches needs no _fields().
@@ -414,16 +384,29 @@ class _Parser:
             self.node_line(lineno, tag, fields, line)
         elif tag == "hex":
             self.hex_line(lineno, fields)
+        elif tag == "value":
+            self.value_line(lineno, fields)
+        elif tag == "copy":
+            self.header_done(lineno, "copy line")
+            if fields[1:] != ["1"] or self.copy is not None:
+                raise DumpError(lineno, "unexpected or malformed copy line "
+                                "(expected one 'copy 1')")
+            if "latch" not in self.header["flags"]:
+                raise DumpError(lineno, "copy 1 on a tree without 'latch'")
+            self.copy = Copy(root=UNKNOWN, height=-1, nodes={})
         elif tag == "error":
-            if len(self.header) != len(_HEADER) or self.error is not None:
+            if len(self.header) != len(_HEADER) or self.error is not None \
+                    or self.copy is not None:
                 raise DumpError(lineno, "unexpected error line")
             if fields[1:] != ["depth"]:
                 raise DumpError(lineno, "malformed error line (expected "
                                 "'error depth')")
             self.error = fields[1]
         elif tag == "end":
-            if len(self.header) != len(_HEADER):
-                raise DumpError(lineno, "end line before the header ended")
+            self.header_done(lineno, "end line")
+            if "latch" in self.header["flags"] and self.copy is None:
+                raise DumpError(lineno, "end line before the 'copy 1' "
+                                "section of a latch tree")
             if len(fields) != 2:
                 raise DumpError(lineno, "malformed end line")
             self.end = _int(lineno, fields[1], "end count", 0)
@@ -448,7 +431,8 @@ class _Parser:
                     rightmost=h["rightmost"], height=h["height"],
                     aug=h["aug"], nodes=self.nodes, error=self.error,
                     allocated=h["nodes"], lost=self.lost,
-                    hex=self.hex or frozenset())
+                    hex=self.hex or frozenset(), value=self.value,
+                    copy1=self.copy)
 
 
 def read_dump_file(path: str) -> str:
@@ -491,10 +475,12 @@ def _fmt_ref(ref: Ref) -> str:
 
 
 def format_node(node: Node, tag: str = "node") -> str:
-    """Format one ``node`` (or ``lost``) line (without the newline)."""
+    """Format one ``node`` (or ``lost``) line (without the newline); the
+    9th field if the node has a VALUE."""
+    value = "" if node.value is None else f" {node.value}"
     return (f"{tag} {node.id} {node.key} {node.color} "
             f"{_fmt_ref(node.parent)} {_fmt_ref(node.left)} "
-            f"{_fmt_ref(node.right)} {_fmt_ref(node.aug)}")
+            f"{_fmt_ref(node.right)} {_fmt_ref(node.aug)}{value}")
 
 
 def format_dump(tree: Tree) -> str:
@@ -507,12 +493,22 @@ def format_dump(tree: Tree) -> str:
             f"leftmost {_fmt_ref(tree.leftmost)}",
             f"rightmost {_fmt_ref(tree.rightmost)}",
             f"height {tree.height}", f"aug {tree.aug or '-'}"]
+    if tree.value:
+        out.append(f"value {tree.value}")
     if tree.hex:
         out.append("hex " + ",".join(f for f in HEX_FIELDS if f in tree.hex))
     out.extend(format_node(n) for n in tree.nodes.values())
     if tree.error:
         out.append(f"error {tree.error}")
     out.extend(format_node(n, "lost") for n in tree.lost.values())
+    copy = tree.copy1
+    if copy is not None:
+        out += ["copy 1", f"root {_fmt_ref(copy.root)}",
+                f"height {copy.height}"]
+        out.extend(format_node(n) for n in copy.nodes.values())
+        if copy.error:
+            out.append(f"error {copy.error}")
+        out.append(f"end {len(copy.nodes)}")
     out.append(f"end {len(tree.nodes)}")
     return "\n".join(out) + "\n"
 

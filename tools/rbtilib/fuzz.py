@@ -182,12 +182,12 @@ class Fuzzer:
                 self.history.extend(zip(codes, keys))
                 applied = len(self.history)
                 single = any(c.isupper() for c in codes)
-                parts: dict = {}        # hints -> batches, formatted once
+                parts: dict = {}    # dialect -> batches, formatted once
                 for run in runs:
-                    if not single and run.hints not in parts:
-                        parts[run.hints] = list(batches(codes, keys,
-                                                        run.hints))
-                    failure = run.run(codes, keys, parts.get(run.hints))
+                    if not single and run.dialect not in parts:
+                        parts[run.dialect] = list(batches(codes, keys,
+                                                          run.dialect))
+                    failure = run.run(codes, keys, parts.get(run.dialect))
                     if not failure and (run.due(cfg.check_every)
                                         or applied == cfg.ops):
                         failure = run.check()

@@ -31,9 +31,17 @@ def node(tree, n) -> dict:
     def num(field, value):
         return value if field not in tree.hex or value is None \
             else number_text(tree, field, value)
-    return {"id": n.id, "key": num("key", n.key), "color": n.color,
-            "parent": ref(n.parent), "left": ref(n.left),
-            "right": ref(n.right), "aug": num("aug", n.aug)}
+    out = {"id": n.id, "key": num("key", n.key), "color": n.color,
+           "parent": ref(n.parent), "left": ref(n.left),
+           "right": ref(n.right), "aug": num("aug", n.aug)}
+    if t_value(tree):
+        out["value"] = n.value
+    return out
+
+
+def t_value(t) -> bool:
+    """True if *t*'s nodes carry a VALUE (its ``value`` header)."""
+    return getattr(t, "value", None) is not None
 
 
 def tree(t) -> dict:
@@ -45,4 +53,12 @@ def tree(t) -> dict:
             "aug": t.aug, "error": t.error,
             "hex": [f for f in HEX_FIELDS if f in t.hex],
             "nodes": [node(t, n) for n in t.nodes.values()],
-            "lost": [node(t, n) for n in t.lost.values()]}
+            "lost": [node(t, n) for n in t.lost.values()],
+            **({"value": t.value} if t_value(t) else {}),
+            **({"copy1": copy(t, t.copy1)} if t.copy1 is not None else {})}
+
+
+def copy(t, c) -> dict:
+    """A latch tree's copy 1 (docs/json.md, "tree")."""
+    return {"root": ref(c.root), "height": c.height, "error": c.error,
+            "nodes": [node(t, n) for n in c.nodes.values()]}

@@ -16,6 +16,15 @@ as ``I KEY HINTKEY`` or ``N KEY HINTKEY``, so that the climb from a hint
 (insert_near, find_near) is fuzzed too, and on the other trees as a plain
 ``i`` or ``n`` (:func:`op_text`).  The hint key is a function of the key
 alone (:func:`hint_of`), so a shrunk repro keeps its hints.
+
+The rbtree family's trees (issue 30) read the same stream in their own
+*dialect* (:func:`dialect_of`, :func:`op_text`): on a ``value`` tree an
+insert carries VALUE = :func:`value_of` (KEY); on an ``interval`` tree
+inserts and erases carry LAST = :func:`last_of` (START) and a near is an
+overlap query ``o START LAST`` with LAST = :func:`query_last` (START);
+on a ``latch`` tree (no near in its API) a near is a find.  Each of
+these is a function of the key alone, like the hints, so a shrunk repro
+replays the same values.
 """
 
 import itertools
@@ -98,14 +107,89 @@ def hint_of(key: int) -> int:
     return _clamp(key + HINT_OFFSETS[mixed % len(HINT_OFFSETS)])
 
 
-def op_text(code: str, key: int, hints: bool) -> str:
-    """The ``ops`` line of one op: hinted ops carry their hint key on a
-    tree with *hints* and are plain ops elsewhere."""
+DIALECTS = ("plain", "hints", "value", "interval", "latch")
+
+
+def dialect_of(info) -> str:
+    """How a tree of *info* (a TreeInfo) reads the op stream."""
+    flags = info.flags
+    if "interval" in flags:
+        return "interval"
+    if "value" in flags:
+        return "value"
+    if "latch" in flags:
+        return "latch"
+    return "hints" if info.api == "santos" else "plain"
+
+
+def _mix(key: int, salt: int) -> int:
+    """16 bits of a hash of *key* (and *salt*)."""
+    return (((key + salt) * 0x9E3779B97F4A7C15) >> 24) & 0xFFFF
+
+
+def value_of(key: int) -> int:
+    """VALUE of an insert of *key* on a ``value`` tree: small values
+    (many equal), far ones and the extremes, so that the maximum moves
+    through rotations."""
+    mixed = _mix(key, 1)
+    if mixed % 16 == 0:
+        return (S64_MIN, S64_MAX, 0, -1)[mixed // 16 % 4]
+    if mixed % 4 == 0:
+        return _clamp(key * 3 + mixed)
+    return mixed % 200 - 100
+
+
+def last_of(key: int) -> int:
+    """LAST of an insert of START *key* on an ``interval`` tree (>= key):
+    points, short and long intervals, some up to S64_MAX."""
+    mixed = _mix(key, 2)
+    if mixed % 8 == 0:
+        return key
+    if mixed % 128 == 1:
+        # Rare: every later query overlaps these, and replies grow.
+        return S64_MAX
+    return _clamp(key + (mixed % 64 if mixed % 4 else mixed * 256))
+
+
+def query_last(key: int) -> int:
+    """LAST of an overlap query from *key* (>= key)."""
+    mixed = _mix(key, 3)
+    if mixed % 4 == 0:
+        return key
+    return _clamp(key + mixed % 300)
+
+
+def effective(code: str, dialect: str) -> str:
+    """The op (lower case, ``i f e n o``) a *code* runs on a tree of
+    *dialect*."""
+    code = HINT_CODES.get(code.lower(), code.lower())
+    if code == "n" and dialect in ("interval", "latch"):
+        return "o" if dialect == "interval" else "f"
+    return code
+
+
+def op_text(code: str, key: int, dialect: "str | bool") -> str:
+    """The ``ops`` line of one op in a tree's *dialect* (True: ``hints``,
+    False: ``plain``): hinted ops carry their hint key on a tree with
+    hints and are plain ops elsewhere; see the module docstring for the
+    family's dialects."""
+    if dialect is True or dialect is False:
+        dialect = "hints" if dialect else "plain"
     if code in HINT_CODES:
-        if hints:
+        if dialect == "hints":
             return f"{HINT_CODES[code].upper()} {key} {hint_of(key)}\n"
         code = HINT_CODES[code]
-    return f"{code} {key}\n"
+    if dialect in ("plain", "hints"):
+        return f"{code} {key}\n"
+    op = effective(code, dialect)
+    if op == "i" and dialect != "latch":
+        second = last_of(key) if dialect == "interval" else value_of(key)
+        return f"i {key} {second}\n"
+    if op == "e" and dialect == "interval":
+        return f"e {key} {last_of(key)}\n"
+    if op == "o":
+        return f"o {key} {query_last(key)}\n"
+    return f"{op} {key}\n"
 
 
 class OpStream:
@@ -336,10 +420,10 @@ def generate(config: "Config") -> Iterator[tuple[list[str], list[int]]]:
 
 
 def batches(codes: list[str], keys: list[int],
-            hints: bool = False) -> Iterator[tuple[int, str]]:
-    """Split ops into ``(start, text)`` writes below the 256 KiB limit;
-    hinted ops with their hints if *hints* (see :func:`op_text`)."""
-    if any(c in HINT_CODES for c in codes):
+            hints: "str | bool" = False) -> Iterator[tuple[int, str]]:
+    """Split ops into ``(start, text)`` writes below the 256 KiB limit,
+    in the tree's dialect *hints* (see :func:`op_text`)."""
+    if hints not in (False, "plain") or any(c in HINT_CODES for c in codes):
         text = "".join([op_text(c, k, hints) for c, k in zip(codes, keys)])
     else:
         text = "".join([f"{c} {k}\n" for c, k in zip(codes, keys)])

@@ -14,9 +14,14 @@ order from top to bottom, so the smallest key is on the first line::
 Each line is one node: its key, ``R``/``B`` (or the key in red or bold on
 a colour terminal), ``#ID`` where its key is not unique in the tree (and
 on nodes the checker blames, whose messages name ids), the augmented
-value, ``[leftmost]``/``[rightmost]`` where the tree's cached pointers
-point, and ``!! CLASS: message`` for each violation the checker blames on
-it.  A link that is no edge of the tree (:mod:`rbtilib.shape`: a cycle, a
+value by its rule's name (``size=3``, ``max=70``, ``interval-last=90``),
+the node's VALUE on a tree of the rbtree family that has one
+(``value=5``; ``last=25``, the end of the interval [KEY, LAST]),
+``[leftmost]``/``[rightmost]`` where the tree's cached pointers point,
+and ``!! CLASS: message`` for each violation the checker blames on it.
+A latch tree is drawn twice: copy 0, then copy 1 (its own colours and
+links) under a ``copy 1:`` title; violations found in copy 1 are drawn
+on it.  A link that is no edge of the tree (:mod:`rbtilib.shape`: a cycle, a
 shared node, or an id missing from the dump) is a ``→ #ID (WHY)`` line,
 and a node the walk does not reach an ``unreachable:`` line.  Subtrees
 deeper than the depth limit are one ``… N nodes, keys A..B`` line each;
@@ -31,6 +36,7 @@ from __future__ import annotations
 from . import checker
 from .dump import Tree, format_flags, number_text
 from .record import factory, record
+from .record import replace as record_replace
 from .shape import UNREACHABLE, WORDS, Shape
 
 RED, BOLD, WARN, RESET = "\x1b[31;1m", "\x1b[1m", "\x1b[33;1m", "\x1b[0m"
@@ -138,6 +144,8 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
     """
     if violations is None:
         violations = checker.check(tree)
+    if tree.copy1 is not None:
+        return _latch(tree, color, max_depth, violations)
     style = _Style(color, tree)
     nodes = tree.nodes
     shape = _shape(tree)
@@ -163,6 +171,8 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
             parts.append(f"#{nid}")
         if node.aug is not None:
             parts.append(f"{aug_name}={style.num('aug', node.aug)}")
+        if node.value is not None:
+            parts.append(f"{tree.value}={node.value}")
         for which in cached.get(nid, ()):
             parts.append(f"[{which}]")
         for v in blamed.get(nid, ()):
@@ -237,7 +247,27 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
 def label_free(node, style: _Style) -> str:
     """A node that is not in the drawing: key, colour and id."""
     aug = "" if node.aug is None else f" aug={style.num('aug', node.aug)}"
-    return f"{style.key(node)} #{node.id}{aug}"
+    value = "" if node.value is None else f" value={node.value}"
+    return f"{style.key(node)} #{node.id}{aug}{value}"
+
+
+def _latch(tree: Tree, color: bool, max_depth: int | None,
+           violations: list) -> str:
+    """A latch tree: copy 0 with its violations (``latch`` included),
+    then copy 1 with those found in it."""
+    copy = tree.copy1
+    ours = [v for v in violations if not v.message.startswith("copy 1: ")]
+    theirs = [v for v in violations if v.message.startswith("copy 1: ")]
+    first = record_replace(tree, copy1=None)
+    second = record_replace(tree, copy1=None, root=copy.root,
+                            height=copy.height, nodes=copy.nodes, lost={},
+                            error=copy.error)
+    text = render(first, color, max_depth, ours)
+    lines = render(second, color, max_depth, theirs).split("\n")
+    lines[0] = f"copy 1: {len(copy.nodes)} nodes, height {copy.height}" + (
+        ", ok" if not theirs else f", {len(theirs)} violation"
+        f"{'s' if len(theirs) != 1 else ''}")
+    return text + "\n".join(lines)
 
 
 def max_depth_for(tree: Tree, choice: int | str, rows: int | None) -> int | None:

@@ -10,6 +10,7 @@ from rbtilib.checker import CLASSES, Violation, check, first_violation
 from rbtilib.dump import (UNKNOWN_PARENT, Node, Tree, format_dump, inorder,
                           parse_dump, preorder)
 from rbtilib import record
+from tests_support.family import BROKEN
 from tests_support.trees import CONTRACT_TREES, build_tree, corrupt_tree
 
 INFO = {info.name: info for info in CONTRACT_TREES}
@@ -281,7 +282,7 @@ def test_classes_in_contract_order():
     assert CLASSES == ("cycle", "shared", "unreachable", "order",
                        "dup-order", "root-color", "red-red", "black-height",
                        "parent", "count", "leftmost", "rightmost",
-                       "augment", "height")
+                       "augment", "height", "latch")
 
 
 def test_violation_text_matches_module_format():
@@ -397,7 +398,9 @@ def test_hand_made_valid_dump_passes():
 
 
 def test_every_class_has_a_hand_made_dump():
-    assert sorted(HAND_MADE) == sorted(CLASSES)
+    # latch: tests_support/family.py's BROKEN (test_family_dumps.py).
+    assert sorted(HAND_MADE) == sorted(set(CLASSES) - {"latch"})
+    assert "latch" in {cls for _, cls, _ in BROKEN.values()}
 
 
 @pytest.mark.parametrize("cls", sorted(HAND_MADE))

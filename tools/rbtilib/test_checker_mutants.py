@@ -17,9 +17,10 @@ import random
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from rbtilib.checker import check
-from rbtilib.dump import UNKNOWN, Tree, format_dump, parse_dump
+from rbtilib.dump import UNKNOWN, Copy, Tree, format_dump, parse_dump
 from rbtilib import record
-from tests_support.trees import CONTRACT_TREES, build_tree, redump
+from tests_support.trees import (CONTRACT_TREES, FAMILY_TREES, build_tree,
+                                 redump)
 
 EXAMPLES = 500
 MUTANTS_PER = 40
@@ -27,7 +28,22 @@ S64_MIN, S64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def simple_valid(t: Tree) -> bool:
-    """True if *t* is a valid red-black tree under its flags.
+    """True if *t* is a valid red-black tree under its flags, and on a
+    latch tree copy 1 too, with the same ids in order."""
+    seen = simple_order(t)
+    if seen is None or t.copy1 is None:
+        return seen is not None
+    copy = t.copy1
+    second = record.replace(t, root=copy.root, height=copy.height,
+                            nodes=copy.nodes, lost={}, allocated=None,
+                            count=len(copy.nodes), copy1=None,
+                            flags=frozenset({"unique"}))
+    return simple_order(second) == seen
+
+
+def simple_order(t: Tree) -> list | None:
+    """The ids in order if *t* is a valid red-black tree under its flags,
+    else None.
 
     Written the obvious recursive way; trees here are small.
     """
@@ -53,12 +69,12 @@ def simple_valid(t: Tree) -> bool:
         return collect(node.right)
 
     if not collect(t.root) or sorted(seen) != sorted(pool):
-        return False
+        return None
     if t.allocated is not None and t.allocated != len(pool):
-        return False
+        return None
     if t.root is not None and (pool[t.root].parent is not None
                                or pool[t.root].color != "B"):
-        return False
+        return None
 
     def black_height(ref) -> int | None:
         if ref is None:
@@ -70,13 +86,13 @@ def simple_valid(t: Tree) -> bool:
         return left + (node.color == "B")
 
     if black_height(t.root) is None:
-        return False
+        return None
     for nid in seen:
         node = pool[nid]
         for child in (node.left, node.right):
             if node.color == "R" and child is not None and \
                     pool[child].color == "R":
-                return False
+                return None
 
     def size(ref) -> int:
         return 0 if ref is None else \
@@ -89,18 +105,25 @@ def simple_valid(t: Tree) -> bool:
     pairs = [(pool[nid].key, nid) for nid in seen]
     if "dup" in t.flags:
         if any(a >= b for a, b in zip(pairs, pairs[1:])):
-            return False
+            return None
     elif any(a[0] >= b[0] for a, b in zip(pairs, pairs[1:])):
-        return False
-    if "augmented" in t.flags and any(pool[n].aug != size(n) for n in seen):
-        return False
+        return None
+    def top(ref) -> int:
+        node = pool[ref]
+        return max([node.value] + [top(kid) for kid in (node.left,
+                                                         node.right)
+                                   if kid is not None])
+
+    aug = size if t.aug == "size" else top
+    if "augmented" in t.flags and any(pool[n].aug != aug(n) for n in seen):
+        return None
     if t.count != len(seen) or t.height != height(t.root):
-        return False
+        return None
     for flag, want in (("leftmost", seen[0] if seen else None),
                        ("rightmost", seen[-1] if seen else None)):
         if flag in t.flags and getattr(t, flag) != want:
-            return False
-    return True
+            return None
+    return seen
 
 
 def _key_edit(rng: random.Random, tree: Tree, key: int) -> int:
@@ -127,13 +150,20 @@ def _new_key(rng: random.Random, tree: Tree, key: int) -> int:
 def mutate(rng: random.Random, tree: Tree) -> Tree:
     """One to three random edits of *tree* (a copy), then re-dumped."""
     tree = record.replace(tree, nodes=dict(tree.nodes),
-                               lost=dict(tree.lost))
+                          lost=dict(tree.lost))
+    if tree.copy1 is not None:
+        tree.copy1 = record.replace(tree.copy1, nodes=dict(tree.copy1.nodes))
     ids = list(tree.nodes)
     header_edits = []
+    family = ()
+    if "value" in tree.flags:
+        family = ("value", "value", "aug")
+    elif tree.copy1 is not None:
+        family = ("copy", "copy", "copy", "copy")
     for _ in range(rng.choice((1, 1, 1, 2, 3))):
         what = rng.choice(("link", "link", "link", "color", "color", "key",
                            "key", "cache", "count", "aug", "height",
-                           "root", "same"))
+                           "root", "same") + family)
         nid = rng.choice(ids)
         node = tree.nodes[nid]
         if what == "link":
@@ -150,6 +180,15 @@ def mutate(rng: random.Random, tree: Tree) -> Tree:
         elif what == "key":
             tree.nodes[nid] = record.replace(
                 node, key=_key_edit(rng, tree, node.key))
+            if tree.copy1 is not None and nid in tree.copy1.nodes:
+                # One struct, two rb_nodes: the key is both copies'.
+                tree.copy1.nodes[nid] = record.replace(
+                    tree.copy1.nodes[nid], key=tree.nodes[nid].key)
+        elif what == "value":
+            tree.nodes[nid] = record.replace(
+                node, value=node.value + rng.choice((-1, 1, 40)))
+        elif what == "copy":
+            tree.copy1 = _mutate_copy(rng, tree.copy1, ids)
         elif what == "aug" and "augmented" in tree.flags:
             tree.nodes[nid] = record.replace(
                 node, aug=node.aug + rng.choice((-1, 1, 2)))
@@ -171,12 +210,51 @@ def mutate(rng: random.Random, tree: Tree) -> Tree:
     return out
 
 
-TALLY = {"mutants": 0, "rejected": 0}
+def _mutate_copy(rng: random.Random, copy: Copy, ids: list) -> Copy:
+    """One edit of a latch tree's copy 1 (a link, a colour, a node left
+    out, its height or root), re-dumped as the module walks it: the nodes
+    reached from its root, in preorder."""
+    nodes = copy.nodes
+    root = copy.root
+    what = rng.choice(("link", "link", "color", "drop", "height", "root"))
+    nid = rng.choice(list(nodes) or ids)
+    node = nodes.get(nid)
+    if node is None or what == "root":
+        root = rng.choice(list(nodes) + [None])
+    elif what == "link":
+        side = rng.choice(("left", "right", "parent"))
+        nodes[nid] = record.replace(
+            node, **{side: rng.choice(ids + [None, nid, UNKNOWN])})
+    elif what == "color":
+        nodes[nid] = record.replace(node,
+                                    color="R" if node.color == "B" else "B")
+    elif what == "drop":
+        up = next((n for n in nodes.values() if nid in (n.left, n.right)),
+                  None)
+        if up is not None:
+            side = "left" if up.left == nid else "right"
+            nodes[up.id] = record.replace(up, **{side: None})
+    kept: dict = {}
+    deepest = 0
+    stack = [(root, 1)]
+    while stack:
+        ref, depth = stack.pop()
+        if ref is None or ref not in nodes or ref in kept:
+            continue
+        kept[ref] = nodes[ref]
+        deepest = max(deepest, depth)
+        stack += [(nodes[ref].right, depth + 1), (nodes[ref].left, depth + 1)]
+    if what == "height":
+        deepest = max(0, deepest + rng.choice((-1, 1)))
+    return Copy(root, deepest, kept)
+
+
+TALLY = {"mutants": 0, "rejected": 0, "family": 0, "family rejected": 0}
 
 
 @settings(max_examples=EXAMPLES, derandomize=True, database=None,
           deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.sampled_from(CONTRACT_TREES),
+@given(st.sampled_from(CONTRACT_TREES + FAMILY_TREES),
        st.lists(st.integers(0, 24), min_size=1, max_size=28),
        st.integers(0, 2**32 - 1))
 def test_check_flags_exactly_the_invalid_mutants(info, keys, seed):
@@ -194,6 +272,9 @@ def test_check_flags_exactly_the_invalid_mutants(info, keys, seed):
             f"{'valid' if valid else 'invalid'}:\n{format_dump(mutant)}")
         TALLY["mutants"] += 1
         TALLY["rejected"] += not valid
+        if info in FAMILY_TREES:
+            TALLY["family"] += 1
+            TALLY["family rejected"] += not valid
 
 
 def test_enough_mutants_both_ways():
@@ -204,3 +285,7 @@ def test_enough_mutants_both_ways():
     accepted = TALLY["mutants"] - TALLY["rejected"]
     assert accepted >= TALLY["mutants"] // 20, TALLY
     assert TALLY["rejected"] >= TALLY["mutants"] // 2, TALLY
+    # The rbtree family's trees (values, both latch copies) among them.
+    assert TALLY["family"] >= 3000, TALLY
+    assert TALLY["family"] // 20 <= TALLY["family rejected"] <= \
+        TALLY["family"] * 19 // 20, TALLY

@@ -93,9 +93,9 @@ def test_replace_semantics_checked():
 class LastEqualEraser(FakeDebugfs):
     """Erases the last node among equals, like rb_search may."""
 
-    def _do(self, rb, info, op, key):
+    def _do(self, rb, info, op, key, arg=None):
         if op != "e":
-            return super()._do(rb, info, op, key)
+            return super()._do(rb, info, op, key, arg)
         node = rb.find_first(key)
         if node is None:
             return "ENOENT"
@@ -164,9 +164,9 @@ def test_module_check_is_consulted():
 class DropsKeySeven(FakeDebugfs):
     """Inserts 8 when asked for 7, and says ok."""
 
-    def _do(self, rb, info, op, key):
+    def _do(self, rb, info, op, key, arg=None):
         return super()._do(rb, info, op, 8 if op == "i" and key == 7
-                           else key)
+                           else key, arg)
 
 
 def test_contents_mismatch_is_caught():
@@ -384,9 +384,9 @@ def test_unparseable_reply_is_a_failure_with_a_repro(tmp_path):
 class NearFileOffByOne(FakeDebugfs):
     """Only the single-op ``near`` file is wrong."""
 
-    def query(self, name, what, key):
-        nid, found = super().query(name, what, key)
-        return (nid, found + 1) if what == "near" else (nid, found)
+    def lookup(self, name, what, key):
+        nid, found, *rest = super().lookup(name, what, key)
+        return [nid, found + (what == "near"), *rest]
 
 
 def test_single_op_files_are_fuzzed():
@@ -415,10 +415,10 @@ class StaleLeftmost(FakeDebugfs):
         super().__init__(*a, **kw)
         self.stale = {}
 
-    def _do(self, rb, info, op, key):
+    def _do(self, rb, info, op, key, arg=None):
         name = info.name
         first = _leftmost(rb)
-        line = super()._do(rb, info, op, key)
+        line = super()._do(rb, info, op, key, arg)
         if op == "e" and first is not None and line == f"erased {first.id}":
             self.stale.setdefault(name, first.id)
         if op == "i" and line.startswith("ok ") and \
@@ -452,10 +452,10 @@ class StaleRightmost(FakeDebugfs):
         super().__init__(*a, **kw)
         self.stale = {}
 
-    def _do(self, rb, info, op, key):
+    def _do(self, rb, info, op, key, arg=None):
         name = info.name
         last = _rightmost(rb)
-        line = super()._do(rb, info, op, key)
+        line = super()._do(rb, info, op, key, arg)
         if op == "e" and last is not None and line == f"erased {last.id}":
             self.stale.setdefault(name, last.id)
         if op == "i" and line.startswith("ok ") and \

@@ -40,7 +40,8 @@ def test_guest_tests_pass_on_the_fake(tmp_path, capsys):
 @pytest.mark.slow
 def test_shape_cases_skipped_on_an_old_module(tmp_path, capsys):
     gt = load()
-    args = gt.parser().parse_args(["--big-ops", "0", "--out",
+    args = gt.parser().parse_args(["--big-ops", "0", "--stress-lookups",
+                                   "0", "--out",
                                    str(tmp_path)])
     res = gt.run(FakeDebugfs(allocated=False), args)
     out = capsys.readouterr().out
@@ -86,3 +87,37 @@ def test_both_checkers_are_two(tmp_path, capsys, monkeypatch):
             if ln.endswith("both checkers name the same node")]
     assert same and all(ln.startswith("not ok") for ln in same)
     assert res.failed >= len(same)
+
+
+def test_guest_tests_cover_the_family_trees(tmp_path, capsys):
+    from tests_support.trees import CONTRACT_TREES, FAMILY_TREES
+    gt = load()
+    args = gt.parser().parse_args(["--big-ops", "2000", "--tree-ops",
+                                   "3000", "--big-tree-nodes", "0",
+                                   "--stress-lookups", "5000000", "--out",
+                                   str(tmp_path)])
+    res = gt.run(FakeDebugfs(CONTRACT_TREES + FAMILY_TREES), args)
+    out = capsys.readouterr().out
+    assert res.failed == 0, out
+    for text in ("interval: corrupt value", "mainline_aug: corrupt value",
+                 "latch: corrupt latch", "interval: corrupt key",
+                 "mainline_rcu: corrupt latch", "3000 checked ops on every "
+                 "tree", "latch: stress of 2500000 lockless lookups",
+                 "mainline_rcu: stress: lookups 2500000"):
+        assert text in out, text
+    lines = out.splitlines()
+    for tree, command, verdict in (("latch", "latch", "accepted"),
+                                   ("mainline_rcu", "latch", "is EINVAL"),
+                                   ("interval", "value", "accepted"),
+                                   ("latch", "value", "is EINVAL")):
+        assert any(ln.startswith("ok ") and ln.endswith(verdict) and
+                   f"- {tree}: corrupt {command} " in ln for ln in lines)
+
+
+def test_stress_skipped_without_a_stress_file(tmp_path, capsys):
+    gt = load()
+    args = gt.parser().parse_args(["--big-ops", "0", "--big-tree-nodes",
+                                   "0", "--out", str(tmp_path)])
+    res = gt.run(FakeDebugfs(), args)
+    out = capsys.readouterr().out
+    assert res.failed == 0 and "lockless lookup stress # SKIP" in out

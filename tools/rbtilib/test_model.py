@@ -4,7 +4,7 @@ independent red-black tree of the test fixture."""
 
 import itertools
 
-from hypothesis import settings, strategies as st
+from hypothesis import given, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from rbtilib.dump import inorder, parse_flags
@@ -125,3 +125,74 @@ ModelVsRBTree.TestCase.settings = settings(max_examples=60,
                                            stateful_step_count=60,
                                            deadline=None)
 TestModelVsRBTree = ModelVsRBTree.TestCase
+
+
+# -- the rbtree family: values, intervals, overlap order (issue 30) --------
+
+INTERVAL = frozenset({"dup", "augmented", "value", "interval"})
+
+
+def interval_model(*intervals) -> Model:
+    """A model of an interval tree holding [START, LAST] pairs, ids 1.."""
+    m = Model(INTERVAL, "interval")
+    for nid, (start, last) in enumerate(intervals, 1):
+        m.add(start, nid, last)
+    return m
+
+
+def test_overlap_in_start_order_equal_starts_in_insertion_order():
+    m = interval_model((30, 40), (10, 50), (30, 31), (5, 6), (30, 35),
+                       (60, 70))
+    # In order of START; the three STARTs of 30 as inserted (1, 3, 5).
+    assert m.overlap(31, 45) == [2, 1, 3, 5]
+    assert m.overlap(0, 100) == [4, 2, 1, 3, 5, 6]
+    assert m.overlap(51, 59) == []
+    assert m.overlap(6, 6) == [4] and m.overlap(10, 10) == [2]
+    assert m.overlap(70, 70) == [6]
+    assert m.top() == 70
+
+
+def test_overlap_is_closed_at_both_ends():
+    m = interval_model((10, 20))
+    assert m.overlap(20, 25) == [1] and m.overlap(0, 10) == [1]
+    assert m.overlap(21, 30) == [] and m.overlap(0, 9) == []
+
+
+def test_interval_erase_by_start_and_last():
+    m = interval_model((30, 40), (30, 31), (30, 40))
+    assert m.find_exact(30, 40) == 1 and m.find_exact(30, 99) is None
+    assert m.erase(30, value=99) is None and len(m) == 3
+    assert m.erase(30, value=40) == 1
+    assert m.overlap(0, 100) == [2, 3] and m.values == {2: 31, 3: 40}
+    assert m.erase(30, value=40) == 3 and m.top() == 31
+
+
+def test_values_follow_their_nodes():
+    m = Model(frozenset({"unique", "augmented", "value"}), "mainline")
+    m.add(5, 1, -7)
+    m.add(2, 2, 40)
+    assert m.top() == 40 and m.erase(2) == 2 and m.top() == -7
+    assert m.erase(5) == 1 and m.top() is None and m.values == {}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("ie"),
+                          st.integers(-50, 50), st.integers(0, 1 << 70)),
+                max_size=60),
+       st.lists(st.tuples(st.integers(-60, 60), st.integers(0, 80)),
+                min_size=1, max_size=10))
+def test_overlap_is_the_plain_scan(ops, queries):
+    """The length classes give what a scan of every interval gives."""
+    m = Model(INTERVAL, "interval")
+    for nid, (op, start, length) in enumerate(ops, 1):
+        last = min(start + length, (1 << 63) - 1)
+        if op == "i":
+            m.add(start, nid, last)
+        else:
+            victim = next((i for k, i in m.items() if k == start), None)
+            if victim is not None:
+                m.erase(start, value=m.values[victim])
+    for start, length in queries:
+        want = [nid for key, nid in m.items()
+                if key <= start + length and m.values[nid] >= start]
+        assert m.overlap(start, start + length) == want

@@ -19,7 +19,8 @@ from . import checker
 from .driver import DebugfsError, TreeInfo
 from .dump import S64_MAX, Tree, inorder, parse_dump
 from .model import Model
-from .opstream import HINT_CODES, batches, routes
+from .opstream import (batches, dialect_of, effective, last_of,
+                       op_text, query_last, routes, value_of)
 from .record import record
 
 
@@ -45,7 +46,7 @@ class Failure:
                 f"{self.message}")
 
 
-COUNTERS = ("inserts", "erases", "finds", "nears")
+COUNTERS = ("inserts", "erases", "finds", "nears", "overlaps")
 """The ``stats`` counters the fuzzer predicts."""
 
 
@@ -59,9 +60,13 @@ class TreeRun:
         self.info = info
         self.model = model_factory(info)
         self.module_check = module_check
-        self.hints = info.api == "santos"
-        """Whether hinted ops carry their hint (the Santos API has
-        insert_near and find_near)."""
+        self.dialect = dialect_of(info)
+        """How the tree reads the op stream (:func:`~rbtilib.opstream.
+        dialect_of`): hints on the Santos trees (insert_near and
+        find_near), values and intervals on the family's trees."""
+        self.hints = self.dialect == "hints"
+        self.valued = "value" in info.flags
+        self.interval = "interval" in info.flags
         self.seen: set = set()
         self.done = 0
         self.since_check = 0
@@ -98,7 +103,7 @@ class TreeRun:
         """
         try:
             if parts is None and not any(c.isupper() for c in codes):
-                parts = list(batches(codes, keys, self.hints))
+                parts = list(batches(codes, keys, self.dialect))
             if parts is not None:
                 failure = self._parts(codes, keys, parts)
                 if failure:
@@ -109,7 +114,7 @@ class TreeRun:
                 failure = (self._singles(sub, subkeys) if sub[0].isupper()
                            else self._parts(sub, subkeys,
                                             list(batches(sub, subkeys,
-                                                         self.hints))))
+                                                         self.dialect))))
                 if failure:
                     return failure
         except ValueError as e:
@@ -176,18 +181,35 @@ class TreeRun:
         model = self.model
         find, near = model.find, model.near
         counted = self.counted
+        dialect, interval = self.dialect, self.interval
+        tail = self._tail
         for code, key, line in zip(codes, keys, lines):
             self.done += 1
             self.since_check += 1
-            op = HINT_CODES.get(code, code)
+            op = effective(code, dialect)
             if op == "f":
                 counted["finds"] += 1
                 nid = find(key)
-                want = "ENOENT" if nid is None else f"found {nid} {key}"
+                want = "ENOENT" if nid is None else \
+                    f"found {nid} {key}{tail(nid)}"
             elif op == "n":
                 counted["nears"] += 1
                 got = near(key)
-                want = "ENOENT" if got is None else f"near {got[0]} {got[1]}"
+                want = "ENOENT" if got is None else \
+                    f"near {got[0]} {got[1]}{tail(got[0])}"
+            elif op == "o":
+                counted["overlaps"] += 1
+                failure = self._overlap(code, key, line)
+                if failure:
+                    return failure
+                continue
+            elif op == "e" and interval:
+                nid = model.find_exact(key, last_of(key))
+                want = "ENOENT" if nid is None else f"erased {nid}"
+                if nid is not None and line == want:
+                    model.erase(key, value=last_of(key))
+                    counted["erases"] += 1
+                    continue
             elif op == "e":
                 nid = find(key)
                 if nid is None:
@@ -214,6 +236,37 @@ class TreeRun:
                 return self._mismatch(code, key, line, want)
         return None
 
+    def _tail(self, nid: int) -> str:
+        """`` VALUE`` of node *nid* in a result line on a value tree."""
+        return f" {self.model.values[nid]}" if self.valued else ""
+
+    def _value(self, key: int) -> int | None:
+        """The VALUE an insert of *key* carries in this tree's dialect."""
+        if not self.valued:
+            return None
+        return last_of(key) if self.interval else value_of(key)
+
+    def _overlap(self, code: str, key: int, line: str) -> Failure | None:
+        """An overlap query's ``overlap N ID...`` against the model: the
+        same set, then the same order (the kernel's iter_next order)."""
+        want = self.model.overlap(key, query_last(key))
+        text = " ".join(["overlap", str(len(want)), *map(str, want)])
+        if line == text:
+            return None
+        words = line.split()
+        got = [_id(w) for w in words[2:]] if words[:1] == ["overlap"] \
+            else None
+        if got is None or words[1] != str(len(got)):
+            return self._mismatch(code, key, line, text)
+        if sorted(got) != sorted(want):
+            return self._mismatch(code, key, line, text)
+        if got != want:
+            failure = self._mismatch(code, key, line, text)
+            failure.what = "overlap-order"
+            failure.message += " (same set, another order)"
+            return failure
+        return None
+
     def _insert(self, key: int, line: str) -> str | None:
         """Check an insert result; None if it matches (model updated)."""
         model = self.model
@@ -226,7 +279,7 @@ class TreeRun:
                 nid = _id(words[1])
                 if nid not in self.seen:
                     self.seen.add(nid)
-                    model.add(key, nid)
+                    model.add(key, nid, self._value(key))
                     self.counted["inserts"] += 1
                     return None
             return "ok <new id>"
@@ -258,63 +311,85 @@ class TreeRun:
 
     def _single(self, code: str, key: int) -> Failure | None:
         model, name, drv = self.model, self.info.name, self.driver
+        op = effective(code, self.dialect)
         present = model.find(key) is not None
-        if (code == "i" and present and model.dup) or \
-                (code == "e" and model.erase_any and
+        if (op == "i" and present and model.dup) or \
+                (op == "e" and model.erase_any and
                  len(model.ids.get(key, ())) > 1):
             # The file's reply does not name the node: keep the model
             # exact by sending this one through ops.
-            return self._ops([code], [key], f"{code} {key}\n")
+            return self._ops([code], [key], op_text(code, key,
+                                                    self.dialect))
         self.single_ops += 1
         self.done += 1
         self.since_check += 1
         t0 = time.perf_counter()
         got: str
+        value = self._value(key)
         try:
-            if code == "i":
-                drv.insert(name, [key])
-                nid, found = drv.query(name, "find", key)
+            if op == "i":
+                if value is None:
+                    drv.insert(name, [key])
+                else:
+                    drv.insert(name, [key], [value])
+                found = drv.lookup(name, "find", key)
                 self.counted["finds"] += 1
-                got = f"inserted, find says {nid} {found}"
-            elif code == "e":
-                drv.erase(name, key)
+                got = "inserted, find says " + " ".join(map(str, found))
+            elif op == "e":
+                if self.interval:
+                    drv.erase(name, key, value)
+                else:
+                    drv.erase(name, key)
                 got = "erased"
+            elif op == "o":
+                found = drv.overlap(name, key, query_last(key))
+                got = " ".join(["overlap", str(len(found))]
+                               + [str(f[0]) for f in found])
             else:
-                nid, found = drv.query(name, "find" if code == "f"
-                                       else "near", key)
-                got = f"{nid} {found}"
+                found = drv.lookup(name, "find" if op == "f" else "near",
+                                   key)
+                got = " ".join(map(str, found))
         except DebugfsError as e:
             got = e.name
         self.driver_seconds += time.perf_counter() - t0
         if self.recent is not None:
             self.recent.append((code.upper(), key, got))
-        if code == "f" or code == "n":
-            self.counted["finds" if code == "f" else "nears"] += 1
-            if code == "f":
+        if op == "o":
+            self.counted["overlaps"] += 1
+            return self._overlap(code.upper(), key, got)
+        if op == "f" or op == "n":
+            self.counted["finds" if op == "f" else "nears"] += 1
+            if op == "f":
                 nid = model.find(key)
-                want = "ENOENT" if nid is None else f"{nid} {key}"
+                want = "ENOENT" if nid is None else \
+                    f"{nid} {key}{self._tail(nid)}"
             else:
                 near = model.near(key)
-                want = "ENOENT" if near is None else f"{near[0]} {near[1]}"
-        elif code == "e":
+                want = "ENOENT" if near is None else \
+                    f"{near[0]} {near[1]}{self._tail(near[0])}"
+        elif op == "e":
+            if self.interval:
+                present = model.find_exact(key, value) is not None
             want = "ENOENT" if not present else "erased"
             if got == want and present:
-                model.erase(key)
+                model.erase(key, value=value if self.interval else None)
                 self.counted["erases"] += 1
         else:
             expect = model.insert(key)
+            tail = "" if value is None else f" {value}"
             if expect == "EEXIST":
                 want = "EEXIST"
             else:
-                want = f"inserted, find says <new id> {key}"
+                want = f"inserted, find says <new id> {key}{tail}"
                 words = got.split()
                 if got.startswith("inserted, find says ") and \
                         int(words[4]) == key and \
+                        " ".join(words[5:]) == tail.strip() and \
                         int(words[3]) not in self.seen:
                     nid = int(words[3])
                     self.seen.add(nid)
                     if expect == "ok":
-                        model.add(key, nid)
+                        model.add(key, nid, value)
                     else:
                         model.swap(key, nid)
                     self.counted["inserts"] += 1
@@ -357,8 +432,10 @@ class TreeRun:
                              "Python checker finds nothing", module.cls,
                              (module.node,) if module.node is not None
                              else (), tree)
-        got = [(n.key, n.id) for n in inorder(tree)]
-        want = self.model.items()
+        values = self.model.values
+        got = [(n.key, n.id, n.value) for n in inorder(tree)]
+        want = [(key, nid, values.get(nid)) for key, nid in
+                self.model.items()]
         if got != want:
             diff = next((i for i, (a, b) in enumerate(zip(got, want))
                          if a != b), min(len(got), len(want)))
@@ -366,8 +443,14 @@ class TreeRun:
                              f"{len(want)}; first difference at position "
                              f"{diff}: dump {got[diff:diff + 3]}, model "
                              f"{want[diff:diff + 3]}", "contents",
-                             tuple(nid for _, nid in got[diff:diff + 1]),
+                             tuple(g[1] for g in got[diff:diff + 1]),
                              tree)
+        if tree.aug in ("max", "interval-last") and tree.root is not None \
+                and tree.nodes[tree.root].aug != self.model.top():
+            return self.fail("contents", f"root aug is "
+                             f"{tree.nodes[tree.root].aug}, the model's "
+                             f"largest {tree.value} {self.model.top()}",
+                             "augment", (tree.root,), tree)
         return self._stats(stats, tree)
 
     def _stats(self, stats: dict, tree: Tree) -> Failure | None:

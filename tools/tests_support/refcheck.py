@@ -12,7 +12,8 @@ rule.  It knows the rules of kmod/DEBUGFS.md "check classes" that a
 corrupt command can break; the dump's ``error depth`` cut is not one.
 """
 
-from rbtilib.dump import Tree
+from rbtilib.dump import Tree, aug_rule
+from rbtilib.record import replace
 
 
 class _Fail(Exception):
@@ -54,6 +55,8 @@ def _walk(tree: Tree, kids: dict) -> tuple:
     returns (in-order ids, height)."""
     order, nil_blacks = [], []
     dup = "dup" in tree.flags
+    rule = aug_rule(tree.flags)
+    by_max = rule in ("max", "interval-last")
 
     def visit(nid, up, blacks, depth) -> tuple:
         node = tree.nodes[nid]
@@ -68,10 +71,11 @@ def _walk(tree: Tree, kids: dict) -> tuple:
             if blacks != nil_blacks[0]:
                 raise _Fail("black-height", nid,
                             f"{blacks} blacks, {nil_blacks[0]} first")
-        size, height = 1, depth
+        size, height, top = 1, depth, node.value
         if left is not None:
             got = visit(left, nid, blacks, depth + 1)
             size, height = size + got[0], max(height, got[1])
+            top = max(top, got[2]) if by_max else None
         if order:
             prev = tree.nodes[order[-1]]
             if node.key < prev.key or (node.key == prev.key and not dup):
@@ -82,9 +86,11 @@ def _walk(tree: Tree, kids: dict) -> tuple:
         if right is not None:
             got = visit(right, nid, blacks, depth + 1)
             size, height = size + got[0], max(height, got[1])
-        if "augmented" in tree.flags and node.aug != size:
-            raise _Fail("augment", nid, f"aug {node.aug}, size {size}")
-        return size, height
+            top = max(top, got[2]) if by_max else None
+        want = size if rule == "size" else top
+        if rule is not None and node.aug != want:
+            raise _Fail("augment", nid, f"aug {node.aug}, {rule} {want}")
+        return size, height, top
 
     height = 0
     if tree.root is not None:
@@ -116,11 +122,41 @@ def check(tree: Tree) -> str:
                 ("rightmost", tree.rightmost, order[-1] if order else None)):
             if cls in tree.flags and cached != real:
                 raise _Fail(cls, real, f"cached {cached}")
-        if "augmented" in tree.flags and tree.aug != "size":
+        if rule_wrong(tree):
             raise _Fail("augment", None, f"augmented value {tree.aug}")
         if height > 2 * ((len(order) + 1).bit_length() - 1) or \
                 tree.height != height:
             raise _Fail("height", root, f"height {height}")
+        if tree.copy1 is not None:
+            _copy1(tree, order)
     except _Fail as fail:
         return str(fail)
     return "ok"
+
+
+def rule_wrong(tree: Tree) -> bool:
+    """An augmented tree whose ``aug`` header is not its flags' rule."""
+    return "augmented" in tree.flags and tree.aug != aug_rule(tree.flags)
+
+
+def _copy1(tree: Tree, order: list) -> None:
+    """A latch tree's copy 1: the same walks, then the same ids in
+    order as copy 0 (*order*)."""
+    copy = tree.copy1
+    second = replace(tree, root=copy.root, nodes=copy.nodes, lost={},
+                     flags=frozenset({"unique"}), copy1=None)
+    try:
+        kids, _ = _shape(second)
+        other, height = _walk(second, kids)
+        if height > 2 * ((len(other) + 1).bit_length() - 1) or \
+                copy.height != height:
+            raise _Fail("height", copy.root, f"height {height}")
+    except _Fail as fail:
+        raise _Fail(fail.cls, fail.node,
+                    "copy 1: " + str(fail).partition(": ")[2]) from None
+    for pos in range(max(len(order), len(other))):
+        ours = (order[pos] if pos < len(order) else None,
+                other[pos] if pos < len(other) else None)
+        if ours[0] != ours[1]:
+            raise _Fail("latch", ours[0] if ours[0] is not None
+                        else ours[1], f"position {pos + 1} differs")

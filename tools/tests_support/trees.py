@@ -6,17 +6,18 @@ textbook red-black tree (parent pointers, subtree sizes, caches) that makes
 valid :class:`~rbtilib.dump.Tree` objects for synthetic tests;
 :func:`corrupt_tree` applies the contract's ``corrupt`` commands to a
 parsed tree; :class:`FakeDebugfs` implements the driver's methods in memory
-on top of both, so the fuzzer can be tested without a kernel.
+on top of both (:mod:`tests_support.fake`, re-exported here), so the
+fuzzer can be tested without a kernel.
 """
 
 import errno
-import itertools
-from typing import Callable, Iterator
+from typing import Iterator
 
 from rbtilib import record
-from rbtilib.driver import CheckResult, DebugfsError, TreeInfo, parse_check
-from rbtilib.dump import Node, Tree, format_dump, inorder, parse_flags
-from tests_support import refcheck
+from rbtilib.driver import DebugfsError, TreeInfo
+from rbtilib.dump import (S64_MAX, Copy, Node, Tree, aug_rule, inorder,
+                          parse_flags)
+from rbtilib.dump import value_name
 
 CONTRACT_TREES = [
     TreeInfo("overstreet", "overstreet", parse_flags("unique,outofline")),
@@ -30,12 +31,26 @@ CONTRACT_TREES = [
 ]
 """The trees of the contract's example ``trees`` file."""
 
+FAMILY_TREES = [
+    TreeInfo("mainline_cached", "mainline", parse_flags("dup,leftmost")),
+    TreeInfo("mainline_aug", "mainline",
+             parse_flags("unique,leftmost,augmented,value")),
+    TreeInfo("interval", "interval",
+             parse_flags("dup,augmented,value,interval")),
+    TreeInfo("latch", "latch", parse_flags("unique,latch")),
+    TreeInfo("mainline_rcu", "mainline", parse_flags("unique,lockless")),
+]
+"""The rbtree family's trees (issue 30), as kmod/DEBUGFS.md lists them
+(mainline_rcu on 6.12 only)."""
+
 
 class _N:
-    __slots__ = ("id", "key", "red", "parent", "left", "right", "size")
+    __slots__ = ("id", "key", "red", "parent", "left", "right", "size",
+                 "value")
 
-    def __init__(self, nid: int, key: int) -> None:
+    def __init__(self, nid: int, key: int, value: int | None = None) -> None:
         self.id, self.key, self.red = nid, key, True
+        self.value = value
         self.parent = self.left = self.right = None
         self.size = 1
 
@@ -46,6 +61,18 @@ def _size(node: "_N | None") -> int:
 
 def _red(node: "_N | None") -> bool:
     return node is not None and node.red
+
+
+def _successor(node: _N) -> "_N | None":
+    """The next node in order."""
+    if node.right:
+        node = node.right
+        while node.left:
+            node = node.left
+        return node
+    while node.parent and node.parent.right is node:
+        node = node.parent
+    return node.parent
 
 
 class RBTree:
@@ -91,7 +118,8 @@ class RBTree:
         if new:
             new.parent = up
 
-    def insert(self, key: int, nid: int) -> "_N | None":
+    def insert(self, key: int, nid: int,
+               value: int | None = None) -> "_N | None":
         """Insert; return the existing equal node (unique tree) or None."""
         up, cur, left = None, self.root, False
         while cur:
@@ -102,7 +130,7 @@ class RBTree:
                 cur, left = cur.right, False
             else:
                 return cur
-        node = _N(nid, key)
+        node = _N(nid, key, value)
         node.parent = up
         if up is None:
             self.root = node
@@ -226,6 +254,37 @@ class RBTree:
                 cur = cur.right
         return found
 
+    def inorder(self) -> Iterator[_N]:
+        """The nodes in order."""
+        stack, cur = [], self.root
+        while stack or cur:
+            while cur:
+                stack.append(cur)
+                cur = cur.left
+            cur = stack.pop()
+            yield cur
+            cur = cur.right
+
+    def find_interval(self, start: int, last: int) -> "_N | None":
+        """The first node in order with KEY *start* and VALUE *last*."""
+        node = self.find_first(start)
+        while node is not None and node.key == start:
+            if node.value == last:
+                return node
+            node = _successor(node)
+        return None
+
+    def overlap(self, start: int, last: int) -> list:
+        """The nodes whose [KEY, VALUE] meets [*start*, *last*], in order
+        (the interval tree's iter_first/iter_next order)."""
+        out = []
+        for node in self.inorder():
+            if node.key > last:
+                break
+            if node.value >= start:
+                out.append(node)
+        return out
+
     def _preorder(self) -> Iterator[_N]:
         stack = [self.root]
         while stack:
@@ -239,13 +298,17 @@ class RBTree:
         """The dump the module would print for this tree."""
         nodes = {}
         height = {None: 0}
+        rule = aug_rule(info.flags)
+        valued = "value" in info.flags
+        tops = self._tops() if rule in ("max", "interval-last") else {}
         for node in self._preorder():
             nodes[node.id] = Node(
                 node.id, node.key, "R" if node.red else "B",
                 node.parent.id if node.parent else None,
                 node.left.id if node.left else None,
                 node.right.id if node.right else None,
-                node.size if "augmented" in info.flags else None)
+                tops.get(node.id, node.size) if rule else None,
+                node.value if valued else None)
         for node in reversed(list(self._preorder())):
             height[node.id] = 1 + max(
                 height[node.left.id if node.left else None],
@@ -263,8 +326,20 @@ class RBTree:
             leftmost=first.id if first and "leftmost" in cached else None,
             rightmost=last.id if last and "rightmost" in cached else None,
             height=height[self.root.id] if self.root else 0,
-            aug="size" if "augmented" in cached else None,
-            nodes=nodes)
+            aug=rule, nodes=nodes, value=value_name(info.flags),
+            copy1=Copy(self.root.id if self.root else None,
+                       height[self.root.id] if self.root else 0,
+                       {nid: record.replace(n, aug=None, value=None)
+                        for nid, n in nodes.items()})
+            if "latch" in info.flags else None)
+
+    def _tops(self) -> dict:
+        """id -> the largest VALUE in its subtree (the max rules)."""
+        tops: dict = {}
+        for node in reversed(list(self._preorder())):
+            tops[node.id] = max([node.value] + [
+                tops[kid.id] for kid in (node.left, node.right) if kid])
+        return tops
 
 
 def build_tree(keys: list[int], info: TreeInfo,
@@ -275,7 +350,7 @@ def build_tree(keys: list[int], info: TreeInfo,
     """
     rb = RBTree("dup" in info.flags)
     for nid, key in enumerate(keys, 1):
-        rb.insert(key, nid)
+        rb.insert(key, nid, value_for(info, key, nid))
     for key in erase:
         node = rb.find_first(key)
         if node:
@@ -284,6 +359,15 @@ def build_tree(keys: list[int], info: TreeInfo,
     if allocated:
         tree.allocated = len(tree.nodes)
     return tree
+
+
+def value_for(info: TreeInfo, key: int, nid: int) -> int | None:
+    """A VALUE for a synthetic node of a ``value`` tree (LAST >= KEY on
+    an interval tree), None elsewhere."""
+    if "value" not in info.flags:
+        return None
+    spread = (nid * 7919 + key * 31) % 50
+    return key + spread if "interval" in info.flags else spread - 25
 
 
 def redump(tree: Tree) -> Tree:
@@ -361,8 +445,11 @@ def corrupt_tree(tree: Tree, command: str) -> Tree:
         new.count += 1
         return new
     need(2 if what == "key" else 1,
-         "augmented" if what == "aug" else None)
+         {"aug": "augmented", "value": "value", "latch": "latch"}.get(what))
     node = _first(tree, args[0])
+    if what == "latch":
+        new.copy1 = _without(tree, node.id)
+        return new
     if what in SHAPE_COMMANDS:
         up = _linker(tree, node.id)
         if up is None and what != "cycle":
@@ -386,12 +473,26 @@ def corrupt_tree(tree: Tree, command: str) -> Tree:
             raise DebugfsError(errno.EINVAL, "corrupt", "already black")
         node = record.replace(node, color="B")
     elif what == "key":
+        if "interval" in tree.flags and args[1] > node.value:
+            raise DebugfsError(errno.EINVAL, "corrupt", "START > LAST")
         node = record.replace(node, key=args[1])
+        if tree.copy1 is not None and node.id in tree.copy1.nodes:
+            # One struct, two rb_nodes: copy 1 sees the new key too.
+            nodes1 = dict(tree.copy1.nodes)
+            nodes1[node.id] = record.replace(nodes1[node.id], key=args[1])
+            new.copy1 = record.replace(tree.copy1, nodes=nodes1)
+    elif what == "value":
+        if tree.aug not in ("max", "interval-last") or \
+                node.aug == S64_MAX:
+            raise DebugfsError(errno.EINVAL, "corrupt", "aug at S64_MAX")
+        node = record.replace(node, value=node.aug + 1)
     elif what == "parent":
         wrong = next((n.id for n in tree.nodes.values()
                       if n.id not in (node.id, node.parent)), node.id)
         node = record.replace(node, parent=wrong)
     elif what == "aug":
+        if node.aug == S64_MAX:
+            raise DebugfsError(errno.EINVAL, "corrupt", "aug at S64_MAX")
         node = record.replace(node, aug=node.aug + 1)
     else:
         raise DebugfsError(errno.EINVAL, "corrupt", f"unknown {what!r}")
@@ -399,173 +500,19 @@ def corrupt_tree(tree: Tree, command: str) -> Tree:
     return new
 
 
-class FakeDebugfs:
-    """An in-memory stand-in for :class:`~rbtilib.driver.Debugfs`.
-
-    With *allocated* (the default) its dumps have the contract's ``nodes``
-    line, like the module after issue 12; without it, like the old one.
-
-    *fault*, if given, is called as ``fault(tree, op, key, line)`` (op
-    ``I`` or ``N`` for a hinted insert or near) for
-    every ops result line and returns the line to report, so tests can
-    make the "module" wrong on purpose.
-    """
-
-    def __init__(self, infos: list[TreeInfo] = CONTRACT_TREES,
-                 max_nodes: int = 1 << 20,
-                 fault: Callable[[str, str, int, str], str] | None = None,
-                 allocated: bool = True) -> None:
-        self.allocated = allocated
-        self.infos = {info.name: info for info in infos}
-        self.max_nodes = max_nodes
-        self.fault = fault
-        self.params = {"allow_corrupt": "0", "max_nodes": str(max_nodes)}
-        self._ids = itertools.count(1)
-        self._trees = {name: RBTree("dup" in info.flags)
-                       for name, info in self.infos.items()}
-        self._corrupt: dict = {}
-        self.counters = {name: dict.fromkeys(
-            ("inserts", "erases", "finds", "nears"), 0)
-            for name in self.infos}
-
-    def available(self) -> bool:
-        return True
-
-    def trees(self) -> list[TreeInfo]:
-        return list(self.infos.values())
-
-    def _tree(self, name: str, writing: bool = True) -> RBTree:
-        if name not in self._trees:
-            raise DebugfsError(errno.ENOENT, name)
-        if writing and name in self._corrupt:
-            raise DebugfsError(errno.EUCLEAN, name, "corrupt mode")
-        return self._trees[name]
-
-    def ops(self, name: str, batch: str) -> str:
-        rb = self._tree(name)
-        info = self.infos[name]
-        parsed = []
-        for line in batch.split("\n"):
-            words = line.split()
-            if not words:
-                continue
-            # I KEY HINTKEY, N KEY HINTKEY: hinted, Santos trees only
-            # (the hint changes no result, so it is only parsed here).
-            hinted = len(words) == 3 and words[0] in ("I", "N") and \
-                info.api == "santos"
-            if not hinted and (len(words) != 2 or
-                               words[0] not in ("i", "f", "e", "n")):
-                raise DebugfsError(errno.EINVAL, name, line)
-            if hinted:
-                int(words[2])
-            parsed.append((words[0], int(words[1])))
-        if not parsed:
-            raise DebugfsError(errno.EINVAL, name, "empty batch")
-        inserts = sum(op in ("i", "I") for op, _ in parsed)
-        if rb.count + inserts > self.max_nodes:
-            raise DebugfsError(errno.ENOSPC, name)
-        out = []
-        for op, key in parsed:
-            line = self._op(rb, info, op.lower(), key)
-            if self.fault:
-                line = self.fault(name, op, key, line)
-            out.append(line + "\n")
-        return "".join(out)
-
-    def _op(self, rb: RBTree, info: TreeInfo, op: str, key: int) -> str:
-        line = self._do(rb, info, op, key)
-        counters = self.counters[info.name]
-        if op == "f":
-            counters["finds"] += 1
-        elif op == "n":
-            counters["nears"] += 1
-        elif line.startswith(("ok ", "replaced ")):
-            counters["inserts"] += 1
-        elif line.startswith("erased "):
-            counters["erases"] += 1
-        return line
-
-    def _do(self, rb: RBTree, info: TreeInfo, op: str, key: int) -> str:
-        if op == "i":
-            nid = next(self._ids)
-            old = rb.insert(key, nid)
-            if old is None:
-                return f"ok {nid}"
-            if "replace" in info.flags:
-                rb.replace(old, nid)
-                return f"replaced {nid} {old.id}"
-            return "EEXIST"
-        node = rb.greater(key) if op == "n" else rb.find_first(key)
-        if node is None:
-            return "ENOENT"
-        if op == "e":
-            rb.erase(node)
-            return f"erased {node.id}"
-        return f"{'near' if op == 'n' else 'found'} {node.id} {node.key}"
-
-    def dump(self, name: str) -> Tree:
-        if name in self._corrupt:
-            return self._corrupt[name]
-        tree = self._tree(name, False).to_tree(self.infos[name])
-        if self.allocated:
-            tree.allocated = len(tree.nodes)
-        return tree
-
-    def dump_text(self, name: str) -> str:
-        return format_dump(self.dump(name))
-
-    def check(self, name: str) -> CheckResult:
-        if name not in self._corrupt and \
-                type(self).dump is FakeDebugfs.dump:
-            # The fake's own trees are valid by construction (RBTree is
-            # checked by test_checker); skip the O(n) walk the fuzzer
-            # would otherwise pay after every batch.
-            return CheckResult(True)
-        # The module's check, as a second implementation would give it:
-        # never the Python checker that the tests hold it against.
-        return parse_check(refcheck.check(self.dump(name)))
-
-    def stats(self, name: str) -> dict[str, int]:
-        tree = self.dump(name)
-        return {"count": tree.count, "height": tree.height,
-                **self.counters[name], "max_nodes": self.max_nodes,
-                "corrupt": int(name in self._corrupt)}
-
-    def clear(self, name: str) -> None:
-        info = self.infos[name]
-        self._trees[name] = RBTree("dup" in info.flags)
-        self._corrupt.pop(name, None)
-
-    def corrupt(self, name: str, command: str) -> None:
-        if self.params["allow_corrupt"] != "1":
-            raise DebugfsError(errno.EPERM, name)
-        tree = self.dump(name)
-        self._tree(name)
-        self._corrupt[name] = corrupt_tree(tree, command)
-
-    def insert(self, name: str, keys: list[int]) -> None:
-        rb, info = self._tree(name), self.infos[name]
-        if "unique" in info.flags and "replace" not in info.flags and (
-                len(set(keys)) != len(keys)
-                or any(rb.find_first(k) for k in keys)):
-            raise DebugfsError(errno.EEXIST, name)
-        self.ops(name, "\n".join(f"i {k}" for k in keys))
-
-    def erase(self, name: str, key: int) -> None:
-        if self.ops(name, f"e {key}").startswith("ENOENT"):
-            raise DebugfsError(errno.ENOENT, name)
-
-    def query(self, name: str, what: str, key: int) -> tuple[int, int]:
-        line = self.ops(name, f"{what[0]} {key}").split()
-        if line[0] == "ENOENT":
-            raise DebugfsError(errno.ENOENT, name)
-        return int(line[1]), int(line[2])
-
-    def get_param(self, name: str) -> str:
-        return self.params[name]
-
-    def set_param(self, name: str, value: str) -> None:
-        self.params[name] = value
+def _without(tree: Tree, nid: int) -> Copy:
+    """Copy 1 of latch *tree* with node *nid* erased (``corrupt latch``):
+    a valid red-black tree of copy 1's other nodes, in copy 1's order."""
+    copy = tree.copy1
+    rb = RBTree()
+    shadow = record.replace(tree, root=copy.root, nodes=copy.nodes)
+    for pos, node in enumerate(inorder(shadow)):
+        if node.id != nid:
+            rb.insert(pos, node.id)
+    got = rb.to_tree(TreeInfo(tree.name, tree.api, frozenset({"unique"})))
+    return Copy(got.root, got.height,
+                {i: record.replace(n, key=copy.nodes[i].key)
+                 for i, n in got.nodes.items()})
 
 
 # A small valid dump (a 3-node augmented tree) that tests of the parser
@@ -598,3 +545,6 @@ def load_script(path: str, name: str):
     loader.exec_module(module)
     return module
 
+
+
+from tests_support.fake import FakeDebugfs  # noqa: E402,F401 (re-exported)

@@ -10,7 +10,10 @@ The drawing follows the child pointers from the root, like the dump does:
 - every node is a circle filled red or black, labelled with its key, plus
   ``#ID`` on ``dup`` trees (where keys repeat) and on outlined nodes (so that
   a checker message, which names ids, points at a visible label), and the
-  augmented value on augmented trees;
+  augmented value on augmented trees (named by its rule: ``size``,
+  ``max``, ``interval-last``) and the node's VALUE on the rbtree family's
+  trees that have one (``value``, or ``last``: the interval is [KEY,
+  last]);
 - every missing child is a small NIL point, so a lone child is visibly a
   left or a right one and a full drawing has exactly ``n + 1`` NIL leaves;
 - children are ordered (``ordering=out``): the left edge is always emitted
@@ -28,6 +31,11 @@ DOT node names: ``n<ID>`` for tree nodes, ``nil_<ID>_<L|R>`` for NIL leaves,
 (:mod:`rbtilib.shape`: a cycle, a shared node or an id missing from the dump,
 labelled with the fault's word; only on a corrupted tree).  Nodes the walk
 does not reach are listed under the title.
+
+A latch tree is drawn as its copy 0; a title line gives copy 1's size and
+height and says it is checked, not drawn (a violation found in copy 1 is
+marked on the same node of copy 0, its message starting ``copy 1:``);
+``rbti show`` draws both copies.
 """
 from __future__ import annotations
 
@@ -125,6 +133,8 @@ def _node_label(tree: Tree, node: Node, show_id: bool) -> _Html:
     if node.aug is not None:
         small.append(f"{html.escape(tree.aug or 'aug')} "
                      f"{number_text(tree, 'aug', node.aug)}")
+    if node.value is not None:
+        small.append(f"{html.escape(tree.value or 'value')} {node.value}")
     lines = [f"<B>{number_text(tree, 'key', node.key)}</B>"] + [f'<FONT POINT-SIZE="9">{s}</FONT>' for s in small]
     return _Html("<BR/>".join(lines))
 
@@ -140,6 +150,9 @@ def _title(tree: Tree, title: str | None, violations: list[Violation],
              html.escape(stats)]
     if tree.error:
         lines.append(f'<FONT COLOR="{RED_FILL}">dump error: {html.escape(tree.error)}</FONT>')
+    note = copy1_note(tree)
+    if note:
+        lines.append(html.escape(note))
     unreached = unreached_line(shape.unreached())
     if unreached:
         lines.append(f'<FONT COLOR="{RED_FILL}">{html.escape(unreached)}</FONT>')
@@ -150,6 +163,15 @@ def _title(tree: Tree, title: str | None, violations: list[Violation],
         lines.append(f'<FONT COLOR="{RED_FILL}">{html.escape(first.cls)}{where}: '
                      f"{html.escape(first.message)}{more}</FONT>")
     return _Html("<BR/>".join(lines))
+
+
+def copy1_note(tree: Tree) -> str | None:
+    """The line that stands for a latch tree's copy 1, None on others."""
+    copy = getattr(tree, "copy1", None)
+    if copy is None:
+        return None
+    return (f"copy 1: {_plural(len(copy.nodes), 'node')}, height "
+            f"{copy.height} (checked, not drawn: this is copy 0)")
 
 
 def _plural(n: int, what: str) -> str:

@@ -41,7 +41,8 @@ function load(i) {
   $("stats").textContent = `${T.api}: ${T.flags} \u00b7 ${T.count} nodes \u00b7 height ${T.height}` +
     (nv ? ` \u00b7 ${nv} violation${nv > 1 ? "s" : ""}` : " \u00b7 ok") +
     (T.unreached.length ? ` \u00b7 not drawn (unreachable): #${T.unreached.slice(0, 8).join(", #")}` +
-     (T.unreached.length > 8 ? " ..." : "") : "");
+     (T.unreached.length > 8 ? " ..." : "") : "") +
+    (T.copy1 ? ` \u00b7 ${T.copy1}` : "");
   $("info").textContent = "";
   relayout();
 }
@@ -201,6 +202,7 @@ function drawDirect(lo, hi) {
       let label = String(T.keys[i]);
       if (T.dup || T.blamed.has(i)) label += " #" + T.ids[i];
       if (T.augs) label += " " + T.aug + "=" + T.augs[i];
+      if (T.values) label += " " + T.value + "=" + T.values[i];
       if (collapsed[i]) label += " (+" + (size[i] - 1) + ")";
       if (DX * view.sx < label.length * 6.5 && DX * view.sx < 40) label = String(T.keys[i]);
       ctx.fillText(label, sxOf(i), syOf(i) + r + 2 + (collapsed[i] ? r : 0));
@@ -293,6 +295,7 @@ function select(i, center) {
     `left   ${ref(T.L[i])}`, `right  ${ref(T.R[i])}`];
   for (const b of T.badOf.get(i) || []) lines.push(`${b[1] === "L" ? "left " : "right"}  #${b[2]}: ${b[3]}`);
   if (T.augs) lines.push(`${T.aug.padEnd(6)} ${T.augs[i]}`);
+  if (T.values) lines.push(`${T.value.padEnd(6)} ${T.values[i]}`);
   lines.push(`depth  ${depth[i] + 1}`, `subtree ${size[i]} nodes${collapsed[i] ? " (collapsed)" : ""}`);
   if (i === T.leftmost) lines.push("cached leftmost");
   if (i === T.rightmost) lines.push("cached rightmost");

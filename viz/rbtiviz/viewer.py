@@ -27,6 +27,7 @@ from rbtilib.checker import Violation, check
 from rbtilib.dump import UNKNOWN_PARENT, Tree, format_flags, number_text
 
 from .layout import layout
+from .render import copy1_note
 
 TEMPLATE = Path(__file__).with_name("viewer.html")
 SCRIPT = Path(__file__).with_name("viewer.js")      # put inline in the page
@@ -67,6 +68,9 @@ def tree_data(tree: Tree, violations: list[Violation] | None = None) -> dict:
         "parents": [parent(n.parent) for n in nodes],
         "L": lay.left, "R": lay.right,
         "augs": augs if any(a is not None for a in augs) else None,
+        "value": tree.value,
+        "values": [_num(n.value) for n in nodes] if tree.value else None,
+        "copy1": copy1_note(tree),
         "leftmost": cached("leftmost"), "rightmost": cached("rightmost"),
         "bad": [[i, side, _num(target), why] for i, side, target, why in lay.bad],
         "violations": [[lay.index.get(v.node, -1) if v.node is not None else -1,

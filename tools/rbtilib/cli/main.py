@@ -6,7 +6,7 @@ import sys
 
 from ..driver import (DEFAULT_PARAMS, DEFAULT_ROOT, Debugfs, DebugfsError,
                       ReplyError)
-from . import fuzz_cmd, kernel_cmd, show_cmd, tree_cmds
+from . import family_cmds, fuzz_cmd, kernel_cmd, show_cmd, tree_cmds
 from .common import (EXIT_BUG, EXIT_USAGE, Formatter, UsageError,
                      environment_error)
 
@@ -39,6 +39,7 @@ EPILOG = """examples:
 
 COMMANDS = [tree_cmds.add_trees, tree_cmds.add_dump, tree_cmds.add_check,
             show_cmd.add_show, fuzz_cmd.add_fuzz, fuzz_cmd.add_replay,
+            family_cmds.add_overlap, family_cmds.add_stress,
             kernel_cmd.add_arguments]
 """One function per subcommand: it adds the subparser and sets ``func``
 (``func(args, driver) -> exit status``) and optionally ``needs_debugfs``

@@ -64,14 +64,18 @@ def cmd_dump(args, driver) -> int:
             continue
         print(f"{tree.name} ({tree.api}, {format_flags(tree.flags)}): "
               f"{len(tree.nodes)} nodes, height {tree.height}")
-        for tag, nodes in (("", tree.nodes), ("lost ", tree.lost)):
+        copy = tree.copy1
+        for tag, nodes in (("", tree.nodes), ("lost ", tree.lost),
+                           ("copy 1 ", copy.nodes if copy else {})):
             for node in nodes.values():
                 key = number_text(tree, "key", node.key)
                 print(f"  {tag}{node.id:>8} key {key:<20} {node.color} "
                       f"parent {_ref(node.parent)} left {_ref(node.left)} "
                       f"right {_ref(node.right)}"
                       + (f" aug {number_text(tree, 'aug', node.aug)}"
-                         if node.aug is not None else ""))
+                         if node.aug is not None else "")
+                      + (f" {tree.value} {node.value}"
+                         if node.value is not None else ""))
     if args.json:
         print_json("dump", {"ok": status == EXIT_OK, "trees": documents})
     return status

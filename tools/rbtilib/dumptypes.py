@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The records of a parsed dump (kmod/DEBUGFS.md, format 1) and the
+fields' vocabularies: flags, APIs, augment rules, number ranges.
+
+:mod:`rbtilib.dump` parses and formats them (and re-exports every name
+here, the one place callers import them from).
+"""
+
+from .record import factory, record
+
+S64_MIN = -(1 << 63)
+S64_MAX = (1 << 63) - 1
+U64_MAX = (1 << 64) - 1
+"""Keys of an ``api kernel`` dump may be unsigned (``va_start``)."""
+ID_MAX = S64_MAX
+"""Node ids are 0 .. 2^63-1 (kmod/DEBUGFS.md)."""
+
+
+class Unknown:
+    """The ``?`` of a link that points at no node of this tree.
+
+    A singleton that is not an int, so it can never equal a node id.
+    """
+
+    _instance = None
+
+    def __new__(cls) -> "Unknown":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "?"
+
+    def __reduce__(self):
+        return (Unknown, ())
+
+
+UNKNOWN = Unknown()
+UNKNOWN_PARENT = UNKNOWN
+"""Old name of :data:`UNKNOWN` (``Node.parent`` for ``?``)."""
+
+FLAG_ORDER = ("unique", "dup", "replace", "leftmost", "rightmost", "count",
+              "augmented", "outofline", "value", "interval", "latch",
+              "lockless")
+"""Flags in the order the contract lists them (used when formatting)."""
+
+APIS = ("overstreet", "santos", "mainline", "interval", "latch",
+        "kernel")
+"""`kernel`: a tree read from kernel memory by `rbti kernel` (rbtilib.kernel)."""
+
+AUG_RULES = ("size", "max", "interval-last")
+"""Augment rules a module's dump names (kmod/DEBUGFS.md): ``size`` = 1 +
+the children's sizes; ``max`` and ``interval-last`` = the largest VALUE
+(LAST) in the subtree."""
+VALUE_NAMES = {"interval": "last", "value": "value"}
+"""The ``value NAME`` header of a tree with the flag (``interval`` first)."""
+
+
+def aug_rule(flags: frozenset) -> str | None:
+    """The augment rule a module's tree with *flags* keeps, or None."""
+    if "augmented" not in flags:
+        return None
+    if "interval" in flags:
+        return "interval-last"
+    return "max" if "value" in flags else "size"
+
+
+def value_name(flags: frozenset) -> str | None:
+    """The ``value`` header a module's tree with *flags* writes, or None."""
+    return next((VALUE_NAMES[f] for f in VALUE_NAMES if f in flags), None)
+
+
+Ref = int | Unknown | None
+"""A link: a node id, :data:`UNKNOWN` (``?``) or None (``-``, NIL)."""
+
+
+@record(frozen=True)
+class Node:
+    """One ``node`` (or ``lost``) line of a dump."""
+
+    id: int
+    key: int
+    color: str                  # 'R' or 'B'
+    parent: Ref
+    left: Ref
+    right: Ref
+    aug: int | None
+    value: int | None = None
+    """VALUE (the 9th field) on a tree with a ``value`` header: the
+    second value, or LAST of an interval [KEY, VALUE]."""
+
+
+@record
+class Copy:
+    """The ``copy 1`` section of a latch tree's dump: the second copy's
+    root, height and ``node`` lines (copy 1's colours and links; ids and
+    keys are those of the same nodes in copy 0)."""
+
+    root: Ref
+    height: int
+    nodes: dict[int, Node]
+    error: str | None = None
+
+
+@record
+class Tree:
+    """A parsed dump.
+
+    ``nodes`` holds the ``node`` lines in dump order (preorder through
+    child links), ``lost`` the ``lost`` lines (allocated nodes the walk did
+    not reach, in allocation order).  ``allocated`` is the ``nodes N``
+    header, None if the dump has none (an older module).
+    """
+
+    name: str
+    api: str
+    flags: frozenset[str]
+    count: int
+    root: Ref
+    leftmost: Ref
+    rightmost: Ref
+    height: int
+    aug: str | None
+    nodes: dict[int, Node]
+    error: str | None = None    # 'depth' when the dump was truncated
+    allocated: int | None = None
+    lost: dict[int, Node] = factory(dict)
+    hex: frozenset[str] = frozenset()
+    """The ``hex`` header: fields (``key``, ``aug``) that are addresses
+    or sizes, printed in hexadecimal by show, render and JSON."""
+    value: str | None = None
+    """The ``value NAME`` header (``value``, ``last``): every node has a
+    VALUE; None on a tree without."""
+    copy1: Copy | None = None
+    """A latch tree's second copy; None on other trees."""
+
+
+HEX_FIELDS = ("key", "aug")
+
+
+def number_text(tree: Tree, field: str, value: int | None) -> str:
+    """*value* of *field* (``key`` or ``aug``) as the tree's readers print
+    it: hexadecimal (``0xffff...``) if the dump's ``hex`` header names the
+    field, else decimal."""
+    if value is None:
+        return "-"
+    return f"{value:#x}" if field in tree.hex else str(value)
+
+
+def format_flags(flags: frozenset) -> str:
+    """Format a flag set the way ``trees`` and ``dump`` write it."""
+    known = [f for f in FLAG_ORDER if f in flags]
+    extra = sorted(f for f in flags if f not in FLAG_ORDER)
+    return ",".join(known + extra) or "-"
+
+
+def flags_problem(flags: frozenset) -> str | None:
+    """Why a flag set is not one the contract allows, or None."""
+    unknown = sorted(f for f in flags if f not in FLAG_ORDER)
+    if unknown:
+        return f"unknown flag {unknown[0]!r}"
+    if "unique" in flags and "dup" in flags:
+        return "flags 'unique' and 'dup' together"
+    if "unique" not in flags and "dup" not in flags:
+        return "neither 'unique' nor 'dup'"
+    if "replace" in flags and "unique" not in flags:
+        return "'replace' without 'unique'"
+    if "interval" in flags and "value" not in flags:
+        return "'interval' without 'value'"
+    return None
+
+
+def parse_flags(text: str) -> frozenset:
+    """Parse a ``FLAGS`` field (``-`` is the empty set); ValueError if a
+    flag is unknown, repeated or empty."""
+    if text == "-":
+        return frozenset()
+    words = text.split(",")
+    flags = frozenset(words)
+    if len(flags) != len(words) or "" in flags:
+        raise ValueError(f"bad flags {text!r}")
+    unknown = sorted(f for f in flags if f not in FLAG_ORDER)
+    if unknown:
+        raise ValueError(f"unknown flag {unknown[0]!r} in {text!r}")
+    return flags
+
+
