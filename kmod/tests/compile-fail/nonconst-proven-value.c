@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * An integer the optimiser proves equal to a constant is still not a
+ * constant: a check made after optimisation lets this build at -O2.
+ * expect: BUILD_BUG_ON_NON_CONST_failed
+ */
+#include <linux/module.h>
+
+#include "build_bug_const.h"
+
+unsigned int cf_get(void);
+
+int cf_use(void);
+int cf_use(void)
+{
+	unsigned int flags = cf_get();
+
+	if (flags != 8)
+		return 0;
+	BUILD_BUG_ON_NON_CONST(flags);
+	return 1;
+}
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("compile-fail case");
