@@ -40,13 +40,14 @@
 #include <linux/compiler.h>
 
 #ifdef __CHECKER__
-#define __build_bug_on_non_const(ok, name) do { } while (0)
+#define __build_bug_on_non_const(ok, name) ((void)0)
 #else
 /* A static array of size 1 if @ok is folded to true while parsing. */
 #define __build_bug_on_non_const(ok, name)				\
-	do {								\
+	((void)({							\
 		static const char name[(ok) ? 1 : -1] __maybe_unused;	\
-	} while (0)
+		0;							\
+	}))
 #endif
 
 #ifndef BUILD_BUG_ON_NON_CONST

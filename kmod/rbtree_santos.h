@@ -249,7 +249,7 @@ __rb_generic_climb(const struct rb_generic_rel *rel, struct rb_root *root,
 			return NULL;
 		}
 		/* @up is on @node's side of its subtree: no bound. */
-		if ((child == up->rb_left) != after)
+		if (child == (after ? up->rb_right : up->rb_left))
 			continue;
 		diff = __rb_generic_cmp(rel, key, up);
 		if (unique && !diff)

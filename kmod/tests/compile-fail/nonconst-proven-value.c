@@ -5,21 +5,20 @@
  * expect: BUILD_BUG_ON_NON_CONST_failed
  */
 #include <linux/module.h>
+#include <linux/random.h>
 
 #include "build_bug_const.h"
 
-unsigned int cf_get(void);
-
-int cf_use(void);
-int cf_use(void)
+static int __init cf_init(void)
 {
-	unsigned int flags = cf_get();
+	unsigned int flags = get_random_u32();
 
 	if (flags != 8)
 		return 0;
 	BUILD_BUG_ON_NON_CONST(flags);
 	return 1;
 }
+module_init(cf_init);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("compile-fail case");

@@ -6,21 +6,21 @@
  * expect: BUILD_BUG_ON_NON_CONST2_failed
  */
 #include <linux/module.h>
+#include <linux/slab.h>
 
 #include "build_bug_const.h"
 
-void *cf_get(void);
-
-int cf_use(void);
-int cf_use(void)
+static int __init cf_init(void)
 {
-	void *p = cf_get();
+	void *p = kmalloc(8, GFP_KERNEL);
 
 	if (!p)
-		return 0;
+		return -ENOMEM;
 	BUILD_BUG_ON_NON_CONST2(p);
-	return 1;
+	kfree(p);
+	return 0;
 }
+module_init(cf_init);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("compile-fail case");

@@ -35,10 +35,8 @@ static_assert(__same_type(&rb_find_first_greater,
 					      const struct rb_node *,
 					      rb_cmp_t *)));
 
-unsigned long cf_lookups(const struct cf_cont *c, const struct cf_obj *near,
-			 const long *k);
-unsigned long cf_lookups(const struct cf_cont *c, const struct cf_obj *near,
-			 const long *k)
+static unsigned long __maybe_unused
+cf_lookups(const struct cf_cont *c, const struct cf_obj *near, const long *k)
 {
 	return (unsigned long)cf_find(c, k) + (unsigned long)cf_find_first(c, k) +
 	       (unsigned long)cf_find_last(c, k) +
@@ -47,18 +45,16 @@ unsigned long cf_lookups(const struct cf_cont *c, const struct cf_obj *near,
 	       cf_count(c);
 }
 
-struct rb_node *cf_node_lookups(const struct rb_root *root,
-				const struct cf_obj *search);
-struct rb_node *cf_node_lookups(const struct rb_root *root,
-				const struct cf_obj *search)
+static struct rb_node *__maybe_unused
+cf_node_lookups(const struct rb_root *root, const struct cf_obj *search)
 {
 	struct rb_node *found = _rb_search(root, &search->node, cf_node_cmp);
 
 	return found ?: _rb_find_first_greater(root, &search->node, cf_node_cmp);
 }
 
-struct cf_obj *cf_node_insert(struct rb_root *root, struct cf_obj *o);
-struct cf_obj *cf_node_insert(struct rb_root *root, struct cf_obj *o)
+static struct cf_obj *__maybe_unused
+cf_node_insert(struct rb_root *root, struct cf_obj *o)
 {
 	return container_of_or_null(_rb_insert(root, &o->node, cf_node_cmp),
 				    struct cf_obj, node);
