@@ -203,21 +203,23 @@ __rb_generic_unique(const struct rb_generic_rel *rel)
  * @unique: a node equal to @key is the answer (a unique tree's insert);
  *	else equal keys sort before @key's place (an insert after its equals,
  *	or the search for the first key greater than @key)
- * @link: the child slot where a descent from the root would pass on its way
- *	to @key's place, last of all such slots of nodes met from @near
- * @parent: the node that holds *@link (NULL for the root's own slot)
- * @upper: the nearest node known to sort after @key's place, or NULL
+ * @link: set to the child slot to descend from: one of @near's, one of an
+ *	ancestor's, or the root's own
+ * @parent: set to the node that holds *@link (NULL for the root's slot)
+ * @upper: set to the nearest node known to sort after @key's place, or NULL
  *
  * @key's place is on one side of @near, say after it.  Then it is in
- * @near's right subtree unless it is after that subtree's next node, the
- * first ancestor P that has @near's subtree on its left.  If it is before P,
- * the climb stops: the search goes on down @near's right subtree, with P
- * as the bound after it.  Else P replaces @near and the climb goes on.
- * Ancestors on @near's own side of it are passed without a comparison.  The
- * climb so ends at the lowest ancestor whose subtree brackets @key: for a
- * hint d places from the answer that is O(log d) levels up in the mean
- * over the tree's nodes, and at worst the root (two neighbours in order
- * can sit on either side of it).
+ * @near's right subtree unless it is after P, the first ancestor that has
+ * @near's subtree on its left (the node that follows that subtree).  If it
+ * is before P, the climb stops: the search goes on down @near's right
+ * subtree, with P as the bound after it.  Else P replaces @near and the
+ * climb goes on.  Ancestors on @near's own side are passed without a
+ * comparison.  The climb so ends at the lowest ancestor whose subtree
+ * brackets @key: for a hint d places from the answer that is O(log d)
+ * levels up in the mean over the tree's nodes, and at worst the root (two
+ * neighbours in order can sit on either side of it).  On 65535 keys
+ * (kmod/tests/user-hints) the mean is 2.5 parent links read for d = 1 and
+ * about log2(d) + 2.5 up to d = 32768; a climb to the root reads 16.5.
  *
  * The climb stops after RB_GENERIC_MAX_DEPTH steps (a parent chain longer
  * than any tree's) and starts the search from the root.  @near itself is
