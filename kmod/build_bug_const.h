@@ -29,9 +29,6 @@
  * statically_true() is __builtin_constant_p(x) && (x), evaluated wherever
  * it is used, and __is_constexpr() rejects address constants, so neither
  * does this job.
- *
- * sparse does not fold __builtin_constant_p() as gcc does, so the checks
- * are left to the compiler under __CHECKER__.
  */
 #ifndef _RBTREE_BUILD_BUG_CONST_H
 #define _RBTREE_BUILD_BUG_CONST_H
@@ -39,15 +36,21 @@
 #include <linux/build_bug.h>
 #include <linux/compiler.h>
 
-#ifdef __CHECKER__
-#define __build_bug_on_non_const(ok, name) ((void)0)
-#else
 /* A static array of size 1 if @ok is folded to true while parsing. */
 #define __build_bug_on_non_const(ok, name)				\
 	((void)({							\
 		static const char name[(ok) ? 1 : -1] __maybe_unused;	\
 		0;							\
 	}))
+
+/*
+ * A pointer's test against NULL: gcc warns on !&object (-Waddress), sparse
+ * on "p == 0" (a plain integer as NULL pointer).
+ */
+#ifdef __CHECKER__
+#define __build_bug_null(exp) (!(exp))
+#else
+#define __build_bug_null(exp) ((exp) == 0)
 #endif
 
 #ifndef BUILD_BUG_ON_NON_CONST
@@ -84,7 +87,7 @@
  * Fails the build naming BUILD_BUG_ON_NON_CONST2_failed.
  */
 #define BUILD_BUG_ON_NON_CONST2(exp)					\
-	__build_bug_on_non_const(__builtin_constant_p((exp) == 0),	\
+	__build_bug_on_non_const(__builtin_constant_p(__build_bug_null(exp)), \
 				 BUILD_BUG_ON_NON_CONST2_failed)
 #endif
 
