@@ -29,7 +29,7 @@ RB_DEFINE_INTERFACE(rbt_xaugbag, struct rbt_cont, root, left, right, count,
 		    RB_HAS_LEFTMOST | RB_HAS_RIGHTMOST | RB_HAS_COUNT |
 		    RB_IS_AUGMENTED, rbt_cmp, &rbt_size_cb)
 
-static int rbt_node_cmp(struct rb_node *l, struct rb_node *r)
+static int rbt_node_cmp(const struct rb_node *l, const struct rb_node *r)
 {
 	return rbt_cmp(&rbt_of(l)->key, &rbt_of(r)->key);
 }
@@ -121,10 +121,10 @@ static bool rbt_erase_step(struct kunit *test, unsigned int n,
 	return true;
 }
 
-/* rb_insert()'s 0/-1 as a pointer API's "inserted or not". */
-static int rbt_added(const void *conflict)
+/* The key of the node in the way of an insert, or RBT_ABSENT if linked. */
+static s64 rbt_in_way(const struct rb_node *conflict)
 {
-	return conflict ? -1 : 0;
+	return rbt_key(rbt_of(conflict));
 }
 
 /*
@@ -149,19 +149,20 @@ static void rbtree_generic_cross_test_unique(struct kunit *test)
 			rbt_xaug_remove(ac, rbt_of(rbt_nth(&ac->root, i)));
 			rb_erase(rbt_nth(&ml, i), &ml);
 		} else {
-			int added = rb_insert(&os, &rbt_new(test, k)->node,
-					      rbt_node_cmp);
+			s64 way = rbt_in_way(rb_insert(&os, &rbt_new(test, k)->node,
+						       rbt_node_cmp));
 
-			n += !added;
-			KUNIT_ASSERT_EQ(test, _rb_insert(&osi, &rbt_new(test, k)->node,
-							 rbt_node_cmp), added);
-			KUNIT_ASSERT_EQ(test, rbt_added(rbt_xset_insert(sc, rbt_new(test, k))),
-					added);
-			KUNIT_ASSERT_EQ(test, rbt_added(rbt_xaug_insert(ac, rbt_new(test, k))),
-					added);
-			KUNIT_ASSERT_EQ(test, rbt_added(rb_find_add(&rbt_new(test, k)->node,
-								    &ml, rbt_ml_cmp)),
-					added);
+			n += way == RBT_ABSENT;
+			KUNIT_ASSERT_EQ(test, rbt_in_way(_rb_insert(&osi,
+								    &rbt_new(test, k)->node,
+								    rbt_node_cmp)), way);
+			KUNIT_ASSERT_EQ(test, rbt_key(rbt_xset_insert(sc, rbt_new(test, k))),
+					way);
+			KUNIT_ASSERT_EQ(test, rbt_key(rbt_xaug_insert(ac, rbt_new(test, k))),
+					way);
+			KUNIT_ASSERT_EQ(test, rbt_in_way(rb_find_add(&rbt_new(test, k)->node,
+								     &ml, rbt_ml_cmp)),
+					way);
 		}
 		KUNIT_ASSERT_TRUE(test, rbt_same_shape(os.rb_node, osi.rb_node));
 		KUNIT_ASSERT_TRUE(test, rbt_same_shape(os.rb_node, sc->root.rb_node));
@@ -177,12 +178,13 @@ static void rbtree_generic_cross_test_unique(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, rbt_key(rbt_of(rb_search(&os, RBT_SEARCH(k),
 							       rbt_node_cmp))),
 				rbt_key(rbt_xset_find(sc, &k)));
-		KUNIT_ASSERT_EQ(test, rbt_key(rbt_of(rb_greater(&os, RBT_SEARCH(k),
-								rbt_node_cmp))),
+		KUNIT_ASSERT_EQ(test, rbt_key(rbt_of(rb_find_first_greater(&os,
+									   RBT_SEARCH(k),
+									   rbt_node_cmp))),
 				rbt_key(rbt_of(rb_find_first(&k, &ml, rbt_ml_above_cmp))));
 		KUNIT_ASSERT_PTR_EQ(test, rbt_xset_find_near(sc, rbt_of(near), &k),
-				    rbt_of(rb_greater(&sc->root, RBT_SEARCH(k),
-						      rbt_node_cmp)));
+				    rbt_of(rb_find_first_greater(&sc->root, RBT_SEARCH(k),
+								 rbt_node_cmp)));
 	}
 }
 
@@ -218,8 +220,9 @@ static void rbtree_generic_cross_test_dup(struct kunit *test)
 		KUNIT_ASSERT_TRUE(test, rbt_same_shape(os.rb_node, ml.rb_node));
 		KUNIT_ASSERT_STREQ(test, rbt_check(&ac->root, RBT_AUG_SIZE, buf), "ok");
 		KUNIT_ASSERT_EQ(test, rbt_xbag_count(sc), (unsigned long)n);
-		KUNIT_ASSERT_EQ(test, rbt_key(rbt_of(rb_greater(&os, RBT_SEARCH(k),
-								rbt_node_cmp))),
+		KUNIT_ASSERT_EQ(test, rbt_key(rbt_of(rb_find_first_greater(&os,
+									   RBT_SEARCH(k),
+									   rbt_node_cmp))),
 				rbt_key(rbt_of(rb_find_first(&k, &ml, rbt_ml_above_cmp))));
 		first = rbt_xbag_find_first(sc, &k);
 		if (first)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit: Kent Overstreet's rb_insert(), rb_insert_allow_dup(), rb_search()
- * and rb_greater(), out of line and inlined (_rb_insert() & co., called
+ * and rb_find_first_greater(), out of line and inlined (_rb_insert() & co., called
  * here with a constant comparison, as a caller would); the checker's own
  * behaviour on a broken tree; and all APIs side by side (mainline's
  * rb_find_add()/rb_add() included) on the same sequences.
@@ -12,7 +12,7 @@
 
 #include "rbtree_kunit.h"
 
-static int rbt_node_cmp(struct rb_node *l, struct rb_node *r)
+static int rbt_node_cmp(const struct rb_node *l, const struct rb_node *r)
 {
 	return rbt_cmp(&rbt_of(l)->key, &rbt_of(r)->key);
 }
@@ -30,7 +30,10 @@ static unsigned int rbt_nodes(const struct rb_root *root)
 	return n;
 }
 
-/* rb_insert() links a new key (0) and refuses an equal one (-1). */
+/*
+ * rb_insert() links a new key (NULL) and refuses an equal one, returning
+ * the node in the way, as rb_find_add() does.
+ */
 static void rbtree_generic_node_test_insert_unique(struct kunit *test)
 {
 	struct rbt_obj *a = rbt_new(test, 5), *b = rbt_new(test, 5);
@@ -38,9 +41,12 @@ static void rbtree_generic_node_test_insert_unique(struct kunit *test)
 	struct rb_root root = RB_ROOT;
 	char buf[RBT_VERDICT];
 
-	KUNIT_EXPECT_EQ(test, rb_insert(&root, &a->node, rbt_node_cmp), 0);
-	KUNIT_EXPECT_EQ(test, rb_insert(&root, &c->node, rbt_node_cmp), 0);
-	KUNIT_EXPECT_EQ(test, rb_insert(&root, &b->node, rbt_node_cmp), -1);
+	KUNIT_EXPECT_NULL(test, rb_insert(&root, &a->node, rbt_node_cmp));
+	KUNIT_EXPECT_NULL(test, rb_insert(&root, &c->node, rbt_node_cmp));
+	KUNIT_EXPECT_PTR_EQ(test, rb_insert(&root, &b->node, rbt_node_cmp),
+			    &a->node);
+	KUNIT_EXPECT_PTR_EQ(test, _rb_insert(&root, &b->node, rbt_node_cmp),
+			    &a->node);
 	KUNIT_EXPECT_EQ(test, rbt_nodes(&root), 2U);
 	KUNIT_EXPECT_PTR_EQ(test, root.rb_node, &a->node);
 	KUNIT_EXPECT_PTR_EQ(test, rb_next(&a->node), &c->node);
@@ -87,30 +93,42 @@ static void rbtree_generic_node_test_search(struct kunit *test)
 				k >= 0 && k <= 18 && k % 2 == 0 ? k : RBT_ABSENT);
 }
 
-/* rb_greater() is the first node strictly above the key, at both ends. */
-static void rbtree_generic_node_test_greater(struct kunit *test)
+/*
+ * rb_find_first_greater() is the first node strictly above the key (the
+ * upper bound), at both ends; it and rb_search() take a const root.
+ */
+static void rbtree_generic_node_test_first_greater(struct kunit *test)
 {
 	static const s64 keys[] = { 10, 20, 20, 30 };
 	struct rbt_obj *objs[ARRAY_SIZE(keys)];
 	struct rb_root root = RB_ROOT;
+	const struct rb_root *croot = &root;
 	unsigned int i;
 
-	KUNIT_EXPECT_NULL(test, rb_greater(&root, RBT_SEARCH(0), rbt_node_cmp));
+	KUNIT_EXPECT_NULL(test, rb_find_first_greater(croot, RBT_SEARCH(0),
+						      rbt_node_cmp));
 	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		objs[i] = rbt_new(test, keys[i]);
 		rb_insert_allow_dup(&root, &objs[i]->node, rbt_node_cmp);
 	}
-	KUNIT_EXPECT_PTR_EQ(test, rb_greater(&root, RBT_SEARCH(S64_MIN),
-					     rbt_node_cmp), &objs[0]->node);
-	KUNIT_EXPECT_PTR_EQ(test, rb_greater(&root, RBT_SEARCH(9), rbt_node_cmp),
+	KUNIT_EXPECT_PTR_EQ(test, rb_find_first_greater(croot, RBT_SEARCH(S64_MIN),
+							rbt_node_cmp),
 			    &objs[0]->node);
-	KUNIT_EXPECT_PTR_EQ(test, rb_greater(&root, RBT_SEARCH(10), rbt_node_cmp),
+	KUNIT_EXPECT_PTR_EQ(test, rb_find_first_greater(croot, RBT_SEARCH(9),
+							rbt_node_cmp),
+			    &objs[0]->node);
+	KUNIT_EXPECT_PTR_EQ(test, rb_find_first_greater(croot, RBT_SEARCH(10),
+							rbt_node_cmp),
 			    &objs[1]->node);
-	KUNIT_EXPECT_PTR_EQ(test, rb_greater(&root, RBT_SEARCH(20), rbt_node_cmp),
+	KUNIT_EXPECT_PTR_EQ(test, rb_find_first_greater(croot, RBT_SEARCH(20),
+							rbt_node_cmp),
 			    &objs[3]->node);
-	KUNIT_EXPECT_NULL(test, rb_greater(&root, RBT_SEARCH(30), rbt_node_cmp));
-	KUNIT_EXPECT_NULL(test, rb_greater(&root, RBT_SEARCH(S64_MAX),
-					   rbt_node_cmp));
+	KUNIT_EXPECT_NULL(test, rb_find_first_greater(croot, RBT_SEARCH(30),
+						      rbt_node_cmp));
+	KUNIT_EXPECT_NULL(test, rb_find_first_greater(croot, RBT_SEARCH(S64_MAX),
+						      rbt_node_cmp));
+	KUNIT_EXPECT_PTR_EQ(test, rb_search(croot, RBT_SEARCH(30), rbt_node_cmp),
+			    &objs[3]->node);
 }
 
 /*
@@ -127,8 +145,10 @@ static void rbtree_generic_node_test_inline_matches(struct kunit *test)
 	for (step = 0; step < RBT_STEPS; step++) {
 		k = rbt_rand_key(test);
 		KUNIT_ASSERT_EQ(test,
-				_rb_insert(&inl, &rbt_new(test, k)->node, rbt_node_cmp),
-				rb_insert(&ool, &rbt_new(test, k)->node, rbt_node_cmp));
+				rbt_key(rbt_of(_rb_insert(&inl, &rbt_new(test, k)->node,
+							  rbt_node_cmp))),
+				rbt_key(rbt_of(rb_insert(&ool, &rbt_new(test, k)->node,
+							 rbt_node_cmp))));
 		k = rbt_rand_key(test);
 		KUNIT_ASSERT_EQ(test,
 				rbt_key(rbt_of(_rb_search(&inl, RBT_SEARCH(k),
@@ -136,10 +156,10 @@ static void rbtree_generic_node_test_inline_matches(struct kunit *test)
 				rbt_key(rbt_of(rb_search(&ool, RBT_SEARCH(k),
 							 rbt_node_cmp))));
 		KUNIT_ASSERT_EQ(test,
-				rbt_key(rbt_of(_rb_greater(&inl, RBT_SEARCH(k),
-							   rbt_node_cmp))),
-				rbt_key(rbt_of(rb_greater(&ool, RBT_SEARCH(k),
-							  rbt_node_cmp))));
+				rbt_key(rbt_of(_rb_find_first_greater(&inl, RBT_SEARCH(k),
+								      rbt_node_cmp))),
+				rbt_key(rbt_of(rb_find_first_greater(&ool, RBT_SEARCH(k),
+								     rbt_node_cmp))));
 	}
 	KUNIT_EXPECT_EQ(test, rbt_nodes(&inl), rbt_nodes(&ool));
 	KUNIT_EXPECT_STREQ(test, rbt_check(&inl, RBT_AUG_NONE, buf), "ok");
@@ -204,7 +224,7 @@ static struct kunit_case rbtree_generic_node_cases[] = {
 	KUNIT_CASE(rbtree_generic_node_test_insert_unique),
 	KUNIT_CASE(rbtree_generic_node_test_insert_dup_order),
 	KUNIT_CASE(rbtree_generic_node_test_search),
-	KUNIT_CASE(rbtree_generic_node_test_greater),
+	KUNIT_CASE(rbtree_generic_node_test_first_greater),
 	KUNIT_CASE(rbtree_generic_node_test_inline_matches),
 	KUNIT_CASE(rbtree_generic_node_test_helpers),
 	KUNIT_CASE(rbtree_generic_node_test_checker_bounded),

@@ -19,10 +19,11 @@
  *
  * Out-of-line _rb_insert().
  *
- * Return: 0 if @new was inserted; -1 if a node equal to @new is already in
- * the tree, which is then left unchanged.
+ * Return: NULL if @new was inserted; else the node of the tree equal to
+ * @new, and the tree is unchanged.
  */
-int rb_insert(struct rb_root *root, struct rb_node *new, rb_cmp_t cmp)
+struct rb_node *rb_insert(struct rb_root *root, struct rb_node *new,
+			  rb_cmp_t cmp)
 {
 	return _rb_insert(root, new, cmp);
 }
@@ -53,26 +54,27 @@ EXPORT_SYMBOL_GPL(rb_insert_allow_dup);
  *
  * Return: a node equal to @search, or NULL if there is none.
  */
-struct rb_node *rb_search(struct rb_root *root, struct rb_node *search,
-			  rb_cmp_t cmp)
+struct rb_node *rb_search(const struct rb_root *root,
+			  const struct rb_node *search, rb_cmp_t cmp)
 {
 	return _rb_search(root, search, cmp);
 }
 EXPORT_SYMBOL_GPL(rb_search);
 
 /**
- * rb_greater() - find the first node after a given key
+ * rb_find_first_greater() - find the first node greater than a given one
  * @root: tree
  * @search: node holding the key; need not be in the tree
  * @cmp: order of the tree
  *
- * Out-of-line _rb_greater().
+ * Out-of-line _rb_find_first_greater(): the upper bound of @search.
  *
  * Return: the first node strictly greater than @search, or NULL.
  */
-struct rb_node *rb_greater(struct rb_root *root, struct rb_node *search,
-			   rb_cmp_t cmp)
+struct rb_node *rb_find_first_greater(const struct rb_root *root,
+				      const struct rb_node *search,
+				      rb_cmp_t cmp)
 {
-	return _rb_greater(root, search, cmp);
+	return _rb_find_first_greater(root, search, cmp);
 }
-EXPORT_SYMBOL_GPL(rb_greater);
+EXPORT_SYMBOL_GPL(rb_find_first_greater);

@@ -14,10 +14,15 @@
  * object holding the key (often on the stack).  With the inline versions
  * the compiler usually keeps only the key of that object.
  *
+ * As with <linux/rbtree.h>'s rb_find() and rb_find_add(), the comparison
+ * takes const nodes, the lookups a const root, and an insert into a tree
+ * of unique keys returns the node that is in the way (NULL once @new is
+ * linked).
+ *
  * Name collisions with 6.1: the kernel has no rb_insert(), rb_search() or
- * rb_greater(), but drivers/md/bcache/util.h defines container_of_or_null()
- * and RB_FIRST(), RB_LAST(), RB_NEXT(), RB_PREV() (bcache carried this
- * patch's helpers).  The definitions below mean the same thing and are
+ * rb_find_first_greater(), but drivers/md/bcache/util.h defines
+ * container_of_or_null() and RB_FIRST(), RB_LAST(), RB_NEXT(), RB_PREV()
+ * (bcache carried this patch's helpers).  The definitions below mean the same thing and are
  * guarded with #ifndef, so a file that includes both headers gets one
  * definition of each and no redefinition warning if bcache's comes first.
  * If this header comes first, bcache's textually different definition of
@@ -41,7 +46,7 @@
  * a positive value if @l sorts after @r (like @l - @r, but beware of
  * overflow: return the sign, not the difference).
  */
-typedef int (rb_cmp_t)(struct rb_node *l, struct rb_node *r);
+typedef int (rb_cmp_t)(const struct rb_node *l, const struct rb_node *r);
 
 /**
  * _rb_insert() - insert a node into a tree of unique keys
@@ -49,11 +54,11 @@ typedef int (rb_cmp_t)(struct rb_node *l, struct rb_node *r);
  * @new: node to insert, not in any tree
  * @cmp: order of the tree
  *
- * Return: 0 if @new was inserted; -1 if a node equal to @new is already in
- * the tree, which is then left unchanged.
+ * Return: NULL if @new was inserted; else the node of the tree equal to
+ * @new, and the tree is unchanged (as rb_find_add()).
  */
-static __always_inline int _rb_insert(struct rb_root *root,
-				      struct rb_node *new, rb_cmp_t cmp)
+static __always_inline struct rb_node *
+_rb_insert(struct rb_root *root, struct rb_node *new, rb_cmp_t cmp)
 {
 	struct rb_node **link = &root->rb_node, *parent = NULL;
 	int diff;
@@ -62,13 +67,13 @@ static __always_inline int _rb_insert(struct rb_root *root,
 		parent = *link;
 		diff = cmp(new, parent);
 		if (!diff)
-			return -1;
+			return parent;
 		link = diff < 0 ? &parent->rb_left : &parent->rb_right;
 	}
 
 	rb_link_node(new, parent, link);
 	rb_insert_color(new, root);
-	return 0;
+	return NULL;
 }
 
 /**
@@ -105,9 +110,9 @@ static __always_inline void _rb_insert_allow_dup(struct rb_root *root,
  * Return: a node of the tree equal to @search (on a tree with equal nodes,
  * any one of them), or NULL if there is none.
  */
-static __always_inline struct rb_node *_rb_search(struct rb_root *root,
-						  struct rb_node *search,
-						  rb_cmp_t cmp)
+static __always_inline struct rb_node *
+_rb_search(const struct rb_root *root, const struct rb_node *search,
+	   rb_cmp_t cmp)
 {
 	struct rb_node *node = root->rb_node;
 	int diff;
@@ -123,17 +128,20 @@ static __always_inline struct rb_node *_rb_search(struct rb_root *root,
 }
 
 /**
- * _rb_greater() - find the first node after a given key
+ * _rb_find_first_greater() - find the first node greater than a given one
  * @root: tree
  * @search: node holding the key; need not be in the tree
  * @cmp: order of the tree
  *
+ * The upper bound of @search: where rb_find_first() finds the first node
+ * equal to a key, this finds the first one after all the equal ones.
+ *
  * Return: the first node in order that is strictly greater than @search,
  * or NULL if there is none.
  */
-static __always_inline struct rb_node *_rb_greater(struct rb_root *root,
-						   struct rb_node *search,
-						   rb_cmp_t cmp)
+static __always_inline struct rb_node *
+_rb_find_first_greater(const struct rb_root *root,
+		       const struct rb_node *search, rb_cmp_t cmp)
 {
 	struct rb_node *node = root->rb_node, *greater = NULL;
 
@@ -149,13 +157,15 @@ static __always_inline struct rb_node *_rb_greater(struct rb_root *root,
 	return greater;
 }
 
-int rb_insert(struct rb_root *root, struct rb_node *new, rb_cmp_t cmp);
+struct rb_node *rb_insert(struct rb_root *root, struct rb_node *new,
+			  rb_cmp_t cmp);
 void rb_insert_allow_dup(struct rb_root *root, struct rb_node *new,
 			 rb_cmp_t cmp);
-struct rb_node *rb_search(struct rb_root *root, struct rb_node *search,
-			  rb_cmp_t cmp);
-struct rb_node *rb_greater(struct rb_root *root, struct rb_node *search,
-			   rb_cmp_t cmp);
+struct rb_node *rb_search(const struct rb_root *root,
+			  const struct rb_node *search, rb_cmp_t cmp);
+struct rb_node *rb_find_first_greater(const struct rb_root *root,
+				      const struct rb_node *search,
+				      rb_cmp_t cmp);
 
 #ifndef container_of_or_null
 /**

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rbtree_inspector: the "overstreet" trees, built with Kent Overstreet's
- * rb_insert(), rb_insert_allow_dup(), rb_search() and rb_greater(), called
- * out of line through their exports as their users in other files would.
+ * rb_insert(), rb_insert_allow_dup(), rb_search() and
+ * rb_find_first_greater(), called out of line through their exports as
+ * their users in other files would.
  *
  * The API compares whole nodes, so every search builds a dummy node on the
  * stack that carries only the key.
@@ -13,15 +14,17 @@
 #include "inspector.h"
 #include "rbtree_overstreet.h"
 
-static int overstreet_cmp(struct rb_node *l, struct rb_node *r)
+static int overstreet_cmp(const struct rb_node *l, const struct rb_node *r)
 {
-	return rbti_cmp_keys(rbti_entry(l)->key, rbti_entry(r)->key);
+	return rbti_cmp_keys(rb_entry(l, const struct rbti_node, rb)->key,
+			     rb_entry(r, const struct rbti_node, rb)->key);
 }
 
 static int overstreet_insert(struct rbti_tree *t, struct rbti_node *n,
 			     struct rbti_node **replaced)
 {
 	*replaced = NULL;
+	/* The node in the way is left alone: the insert is refused. */
 	return rb_insert(&t->root, &n->rb, overstreet_cmp) ? -EEXIST : 0;
 }
 
@@ -44,7 +47,8 @@ static struct rbti_node *overstreet_near(struct rbti_tree *t, s64 key)
 {
 	struct rbti_node search = { .key = key };
 
-	return rbti_entry(rb_greater(&t->root, &search.rb, overstreet_cmp));
+	return rbti_entry(rb_find_first_greater(&t->root, &search.rb,
+						 overstreet_cmp));
 }
 
 /*

@@ -21,10 +21,10 @@
  *			keys (Santos's find on a tree with equal keys)
  *	mainline	6.1's rb_add() and rb_find() (no "greater" helper)
  *	ovs_inline	Overstreet's _rb_insert_allow_dup(), _rb_search(),
- *			_rb_greater()
+ *			_rb_find_first_greater()
  *	ovs_ool		Overstreet's out-of-line rb_insert_allow_dup(),
- *			rb_search(), rb_greater(), comparing through the
- *			function pointer as a module calls them
+ *			rb_search(), rb_find_first_greater(), comparing
+ *			through the function pointer as a module calls them
  *	santos		RB_DEFINE_INTERFACE() with RB_UNIQUE_KEYS
  *	santos_lc	the same plus RB_HAS_LEFTMOST and RB_HAS_COUNT
  *	santos_dup	RB_DEFINE_INTERFACE() without flags: equal keys allowed,
@@ -403,7 +403,7 @@ static BENCH_ENTRY struct bench_obj *bench_mainline_find(struct bench_tree *t,
 
 /* --- Overstreet: one node comparison, inline or through the pointer --- */
 
-static int bench_ovs_cmp(struct rb_node *l, struct rb_node *r)
+static int bench_ovs_cmp(const struct rb_node *l, const struct rb_node *r)
 {
 	return bench_cmp_keys(bench_obj_of(l)->key, bench_obj_of(r)->key);
 }
@@ -429,8 +429,9 @@ bench_ovs_inline_greater(struct bench_tree *t, u64 key)
 {
 	struct bench_obj search = { .key = key };
 
-	return container_of_or_null(_rb_greater(&t->root, &search.node,
-						bench_ovs_cmp),
+	return container_of_or_null(_rb_find_first_greater(&t->root,
+							   &search.node,
+							   bench_ovs_cmp),
 				    struct bench_obj, node);
 }
 
@@ -455,8 +456,9 @@ static BENCH_ENTRY struct bench_obj *bench_ovs_ool_greater(struct bench_tree *t,
 {
 	struct bench_obj search = { .key = key };
 
-	return container_of_or_null(rb_greater(&t->root, &search.node,
-					       bench_ovs_cmp),
+	return container_of_or_null(rb_find_first_greater(&t->root,
+							  &search.node,
+							  bench_ovs_cmp),
 				    struct bench_obj, node);
 }
 

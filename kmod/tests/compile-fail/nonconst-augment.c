@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Augment callbacks through a pointer variable are not a constant.
- * expect: BUILD_BUG_ON_NON_CONST2 failed: cf_aug_var
+ * expect: BUILD_BUG_ON_NON_CONST2_failed
  */
 #include "cf_common.h"
 

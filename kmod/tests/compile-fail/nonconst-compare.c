@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A comparison through a function pointer variable is not a constant.
- * expect: BUILD_BUG_ON_NON_CONST2 failed: cf_cmp_var
+ * expect: BUILD_BUG_ON_NON_CONST2_failed
  */
 #include "cf_common.h"
 

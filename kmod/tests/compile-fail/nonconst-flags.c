@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Flags held in a variable are not a compile-time constant.
- * expect: BUILD_BUG_ON_NON_CONST failed: cf_flags
+ * expect: BUILD_BUG_ON_NON_CONST_failed
  */
 #include "cf_common.h"
 

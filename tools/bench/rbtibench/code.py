@@ -165,7 +165,7 @@ def text_sizes(binary: Path, variants: list[str]) -> dict[tuple[str, str], int]:
             if f"bench_{variant}_{op}" in sizes:
                 found[(variant, op)] = sizes[f"bench_{variant}_{op}"]
     for op, name in (("insert", "rb_insert_allow_dup"), ("find", "rb_search"),
-                     ("greater", "rb_greater")):
+                     ("greater", "rb_find_first_greater")):
         if name in sizes:
             found[("ovs_ool_lib", op)] = sizes[name]
     return found

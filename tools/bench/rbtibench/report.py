@@ -171,7 +171,7 @@ def sizes_section(data: dict[str, dict]) -> list[str]:
             for v, op in keys]
     return ["## .text bytes per entry point (nm)", "",
             "`ovs_ool_lib`: the out-of-line `rb_insert_allow_dup`/`rb_search`/"
-            "`rb_greater` the `ovs_ool` wrappers call.", "",
+            "`rb_find_first_greater` the `ovs_ool` wrappers call.", "",
             _md(["variant", "op", *labels], rows)]
 
 
