@@ -21,7 +21,7 @@ argument and, being __always_inline, compile to the open-coded loop.  What
 they leave to each user is everything around the walk: the casts from
 struct rb_node to the object (rb_entry()), keeping a leftmost pointer
 (only rb_root_cached has one; a rightmost node or a node count is kept by
-hand, as in the deadline scheduler's and timerqueue's users), and calling
+hand, as memcg v1's soft-limit tree keeps its rb_rightmost), and calling
 the augment callbacks on every path that changes the tree.
 
 Add Daniel Santos's RB_DEFINE_INTERFACE() for that layer.  One invocation
@@ -295,21 +295,21 @@ from a hint (insert_near/find_near).  Patch 1 adds it as
 documentation.  Patch 4 stands alone: the elevator conversion Kent posted
 in 2012, done with rb_add()/rb_find() and the sector as the key.
 
-What it costs, as measured in userspace over tools/lib/rbtree.c built with
-the kernel's code-generation flags (gcc 12.2, retpolines, random keys,
-N = 1000; instructions per operation counted under valgrind; times as
-ratios with 95% intervals; a short run, make bench QUICK=1 of the
-rbtree-inspector project at commit 476884d, on a 2-CPU AMD EPYC): a
+What it costs, measured in userspace over tools/lib/rbtree.c built with
+the kernel's code-generation flags and retpolines (gcc 12.2, random keys;
+instructions per operation at N = 1000 counted under valgrind; times at
+N = 10000 as medians of paired ratios; a short run, make bench QUICK=1 of
+the rbtree-inspector project at commit 476884d, on a 2-CPU AMD EPYC): a
 unique RB_DEFINE_INTERFACE() tree runs 181 instructions per insert and
 139 per successful find, against 180 and 139 for the open-coded loop that
 decides on the same three-way comparison, and 119 and 130 for rb_add()
-and rb_find(); its times are within 5% of that open-coded loop at
-N = 10000 (inside the run's noise floor).  So the layer adds no code over
-a hand-written walk with a three-way comparison, but an insert with one
-costs more than rb_add()'s less() (1.42x a branch-free open-coded loop's
-time, against 1.27x for rb_add()), while its find costs less than
-rb_find()'s (0.90x against 1.79x).  Keeping the leftmost and count caches
-adds 5 instructions per insert.  That answers LWN's 2012 question for the
+and rb_find(); its times are 0.97x-1.05x that open-coded loop's, inside
+the run's noise floor.  So the layer adds nothing over a hand-written
+walk on a three-way comparison, but that comparison makes an insert
+dearer than rb_add()'s less() (1.42x a branch-free open-coded loop's
+time, against 1.27x for rb_add()) and a find cheaper than rb_find()'s
+(0.90x against 1.79x).  Keeping the leftmost and count caches adds 5
+instructions per insert.  That answers LWN's 2012 question for the
 inline form; for the out-of-line form (the comparison called through a
 pointer, as Kent's exported rb_insert() did) the same run measures +86 to
 +100 instructions per operation and 1.7x-3.0x the inline time with
@@ -321,7 +321,7 @@ Questions for reviewers:
  - Is a typed layer over rb_add()/rb_find() wanted at all, given that it
    is one more way to build a tree?  No in-tree user is converted yet;
    candidates are trees that keep a rightmost pointer or a count by
-   hand.
+   hand, such as memcg v1's soft-limit tree.
  - RB_DEFINE_INTERFACE() takes 12 positional arguments (v2's 11 plus the
    count member); a designated-initialiser form would read better at the
    cost of the build-time checks on blank members.
