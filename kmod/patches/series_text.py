@@ -49,7 +49,8 @@ Differences from the v2 posting, listed in the header's opening comment:
 a 12th argument (the count member); a cache member given implies its
 flag; the comparison is long (*)(const KEY *, const KEY *), checked
 rather than cast; insert_near and find_near, unfinished in v2, are
-implemented and return what a search from the root returns for any hint;
+implemented and return what a search from the root returns, from any
+hint in the tree;
 RB_HAS_COUNT, RB_INSERT_REPLACES and augmented trees are new.  The names
 of the internals are neutral (rb_generic_*, __rb_generic_*).
 
