@@ -88,16 +88,14 @@ Add KUnit suites for RB_DEFINE_INTERFACE(), in one module
    member implying its flag, erasing the root and both ends, augmented
    trees (subtree size and a max augment, as vmap_area's);
  - rbtree_generic_hints: find_near and insert_near from every node of a
-   tree as the hint, and hints that are not in the tree (removed, from
-   another tree);
+   tree as the hint, against a search from the root;
  - rbtree_generic_flags: every valid flag combination instantiated and
    driven through the same pseudo-random sequence (KUNIT_CASE_PARAM).
 
 After every operation the tree is compared with a model (a sorted array
 of the objects) and its red-black invariants (colours, black height,
 parent links, caches, count, augmented values) are checked by an
-iterative, bounded walk.  The hint cases print one "not in the tree"
-warning on purpose.
+iterative, bounded walk.
 """
 
 
