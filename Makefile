@@ -5,7 +5,9 @@
 
 # Where the extracted kernel source and its builds are cached.
 RBTI_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rbtree-inspector
-# The kernel to build against and boot: 6.1 (default) or 6.12.
+# The kernel to build against and boot: 6.1 (default) or 6.12. The patch
+# series' default is 6.12, its base: PATCHES_KERNEL is the kernel given.
+PATCHES_KERNEL := $(or $(KERNEL),$(RBTI_KERNEL),6.12)
 KERNEL ?= $(or $(RBTI_KERNEL),6.1)
 RBTI_KERNEL := $(KERNEL)
 export RBTI_KERNEL
@@ -26,7 +28,7 @@ export SUITES
 .PHONY: help deps kernel module run test shell check bench patches mutants coverage clean distclean
 
 help:
-	@echo "KERNEL=6.1|6.12 with any target: the kernel (default 6.1; patches: 6.1 only)"
+	@echo "KERNEL=6.1|6.12 with any target: the kernel (default 6.1; patches: 6.12)"
 	@echo "make run        fetch Debian's prebuilt kernel, build the module, boot, run the"
 	@echo "                demo (FLAVOUR=debug|fast: a kernel built from source instead)"
 	@echo "make test       every suite on KERNEL's debug build, the other kernel's and the"
@@ -36,7 +38,7 @@ help:
 	@echo "make shell      boot the guest (FLAVOUR as for run), module loaded, shell on it"
 	@echo "make check      checkpatch --strict, W=1 and sparse over kmod/ (debug kernel first)"
 	@echo "make bench      benchmarks, host and guest (QUICK=1: short); docs/generated/bench.md"
-	@echo "make patches    the API as a patch series on a copy of the 6.1 tree"
+	@echo "make patches    the API as a patch series on a copy of the 6.12 tree (KERNEL=6.1: 6.1)"
 	@echo "make mutants    fuzz each mutant of kmod/tests/mutants on 10 seeds, run debugfs-shell"
 	@echo "                and kunit on it; fails unless all are killed; docs/generated/mutants.md"
 	@echo "                (MUTANTS='a b': only those, out/mutants/; MUTANT_ARGS: run options)"
@@ -69,7 +71,7 @@ bench: deps
 	@qemu/bench
 
 patches: deps
-	@qemu/patches
+	@RBTI_KERNEL=$(PATCHES_KERNEL) qemu/patches
 
 # Not part of make test: a boot (and a module build) per mutant.
 MUTANTS ?=

@@ -21,6 +21,9 @@ case " $RBTI_KERNELS " in
 	"${0##*/}" "$RBTI_KERNEL" "$RBTI_KERNELS" >&2; exit 2 ;;
 esac
 export RBTI_KERNEL RBTI_KERNELS
+# The kernel the committed patch series (kmod/patches/) is generated
+# against; `make patches KERNEL=6.1` applies and builds the same series on 6.1.
+RBTI_SERIES_KERNEL=6.12
 # KERNEL_PKG and KERNEL_TARBALL, where set, override the source package of
 # linux-source-$RBTI_KERNEL and its tarball (kernel_pkg, kernel_tarball).
 RBTI_CACHE=${RBTI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rbtree-inspector}
