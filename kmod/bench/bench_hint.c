@@ -3,6 +3,14 @@
  * Santos's insert_near() and find_near() (../rbtree_santos.h) from a hint d
  * positions in order from the key's place, against the same calls from the root
  * (a group of the family benchmark, bench_family.c).
+ *
+ * Each pass finds, inserts and then removes a batch of N / BENCH_HINT_BATCH
+ * keys, each in a gap of its own between the tree's N base nodes, in random
+ * order; hints are base nodes.  find_near runs on the base tree, so d is
+ * exact there; during insert_near the batch nodes already inserted between
+ * a hint and its place add to d, on average d / (2 * BENCH_HINT_BATCH).
+ * The functions are called by the API's names, so this measures whatever
+ * the header implements.
  */
 #include <linux/errno.h>
 #include <linux/kernel.h>
