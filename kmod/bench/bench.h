@@ -80,6 +80,37 @@ enum bench_op {
 	BENCH_NR_OPS
 };
 
+/* Order-sensitive digest of a sequence of keys. */
+static __always_inline u64 bench_hash(u64 h, u64 key)
+{
+	return (h ^ key) * 0x100000001b3ULL;
+}
+
+/* xorshift64*: the same key orders in the kernel and in userspace. */
+static inline u64 bench_rand(u64 *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545f4914f6cdd1dULL;
+}
+
+/* @perm = 0 .. @n - 1, shuffled if @state is not NULL. */
+static inline void bench_permute(u32 *perm, unsigned long n, u64 *state)
+{
+	unsigned long i, j;
+	u32 tmp;
+
+	for (i = 0; i < n; i++)
+		perm[i] = i;
+	for (i = n - 1; state && i > 0; i--) {
+		j = ((bench_rand(state) >> 32) * (i + 1)) >> 32;
+		tmp = perm[i];
+		perm[i] = perm[j];
+		perm[j] = tmp;
+	}
+}
+
 /* Where results go; defined by the environment. */
 struct bench_out;
 
@@ -119,5 +150,23 @@ u64 bench_bsd_run(struct bench_bsd_set *s, enum bench_op op,
 /* Provided by bench_core.c. */
 size_t bench_output_size(const struct bench_config *cfg);
 int bench_run(const struct bench_config *cfg, struct bench_out *out);
+
+#ifdef BENCH_FAMILY
+/*
+ * The rbtree family beyond rb_add() (bench_family.c, userspace only):
+ * rb_add_cached(), INTERVAL_TREE_DEFINE() and the Santos hint, in the
+ * format of bench_family_run()'s comment.  @hint_n is the size of the
+ * hint benchmark's tree; @cfg's sizes are those of the other two.
+ */
+int bench_family_run(const struct bench_config *cfg, unsigned long hint_n,
+		     struct bench_out *out);
+/*
+ * bench_mark_end() for a cell of @n nodes whose pass runs @ops operations:
+ * dumped as "fcell VARIANT OP ORDER N OPS".
+ */
+void bench_mark_end_ops(const char *variant, const char *op,
+			const char *order, unsigned long n, unsigned long ops,
+			bool record);
+#endif
 
 #endif /* _RBTREE_BENCH_H */

@@ -76,12 +76,6 @@ struct bench_tree {
 
 #define bench_obj_of(n)	rb_entry(n, struct bench_obj, node)
 
-/* Order-sensitive digest of a sequence of keys. */
-static __always_inline u64 bench_hash(u64 h, u64 key)
-{
-	return (h ^ key) * 0x100000001b3ULL;
-}
-
 /* Mitigation profile of the build: set by the userspace Makefile. */
 #ifndef BENCH_PROFILE
 #define BENCH_PROFILE	"kernel"
@@ -740,31 +734,6 @@ static u64 bench_digest(const struct bench_set *s,
 			h ^= 2;
 	}
 	return h;
-}
-
-/* xorshift64*: the same key orders in the kernel and in userspace. */
-static u64 bench_rand(u64 *state)
-{
-	*state ^= *state >> 12;
-	*state ^= *state << 25;
-	*state ^= *state >> 27;
-	return *state * 0x2545f4914f6cdd1dULL;
-}
-
-/* @perm = 0 .. @n - 1, shuffled if @state is not NULL. */
-static void bench_permute(u32 *perm, unsigned long n, u64 *state)
-{
-	unsigned long i, j;
-	u32 tmp;
-
-	for (i = 0; i < n; i++)
-		perm[i] = i;
-	for (i = n - 1; state && i > 0; i--) {
-		j = ((bench_rand(state) >> 32) * (i + 1)) >> 32;
-		tmp = perm[i];
-		perm[i] = perm[j];
-		perm[j] = tmp;
-	}
 }
 
 static void bench_set_free(struct bench_set *s)

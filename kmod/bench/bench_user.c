@@ -3,7 +3,8 @@
  * rbtree-bench: bench_core.c on the host, over the kernel tree's userspace
  * rbtree (tools/lib/rbtree.c).  Prints the format described in bench.h.
  *
- * usage: rbtree-bench [-c] [-n SIZE[,SIZE...]] [-r REPS] [-m MIN_OPS] [-s SEED]
+ * usage: rbtree-bench [-c] [-f [-H HINT_N]] [-n SIZE[,SIZE...]] [-r REPS]
+ *		      [-m MIN_OPS] [-s SEED]
  *
  * Times are the thread's CPU time.  Pin it to one CPU from outside
  * (taskset); tools/bench does.
@@ -13,6 +14,9 @@
  * the counters are zeroed before each timed operation and dumped after it
  * as "cell VARIANT OP ORDER N", for the first pass of each recorded
  * repetition.  Outside valgrind the requests are a few no-op instructions.
+ *
+ * -f: the rbtree family benchmark (bench_family.c) instead of bench_core.c's,
+ * its hint group on a tree of HINT_N nodes (default 16384).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -75,6 +79,19 @@ void bench_mark_end(const char *variant, const char *op, const char *order,
 	CALLGRIND_DUMP_STATS_AT(what);
 }
 
+void bench_mark_end_ops(const char *variant, const char *op,
+			const char *order, unsigned long n, unsigned long ops,
+			bool record)
+{
+	char what[160];
+
+	if (!counting || !record)
+		return;
+	snprintf(what, sizeof(what), "fcell %s %s %s %lu %lu", variant, op,
+		 order, n, ops);
+	CALLGRIND_DUMP_STATS_AT(what);
+}
+
 void bench_emit(struct bench_out *out, const char *fmt, ...)
 {
 	va_list args;
@@ -87,7 +104,7 @@ void bench_emit(struct bench_out *out, const char *fmt, ...)
 static void die_usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-c] [-n SIZE[,SIZE...]] [-r REPS] [-m MIN_OPS] [-s SEED]\n",
+		"usage: %s [-c] [-f [-H HINT_N]] [-n SIZE[,SIZE...]] [-r REPS] [-m MIN_OPS] [-s SEED]\n",
 		prog);
 	exit(2);
 }
@@ -119,12 +136,19 @@ int main(int argc, char **argv)
 		.clock = "ns",	/* of thread CPU time */
 	};
 	struct bench_out out = { .file = stdout };
-	int opt, ret;
+	unsigned long hint_n = 16384;
+	int opt, ret, family = 0;
 
-	while ((opt = getopt(argc, argv, "cn:r:m:s:h")) != -1) {
+	while ((opt = getopt(argc, argv, "cfH:n:r:m:s:h")) != -1) {
 		switch (opt) {
 		case 'c':
 			counting = 1;
+			break;
+		case 'f':
+			family = 1;
+			break;
+		case 'H':
+			hint_n = strtoul(optarg, NULL, 0);
 			break;
 		case 'n':
 			if (parse_sizes(&cfg, optarg))
@@ -146,7 +170,8 @@ int main(int argc, char **argv)
 	if (optind != argc)
 		die_usage(argv[0]);
 
-	ret = bench_run(&cfg, &out);
+	ret = family ? bench_family_run(&cfg, hint_n, &out) :
+		       bench_run(&cfg, &out);
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", argv[0], strerror(-ret));
 		return 1;
