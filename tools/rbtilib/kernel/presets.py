@@ -197,6 +197,11 @@ def _node_list(prog, tree) -> dict:
         return {}
 
 
+# The rbtree family's trees whose nodes or roots the memory reader does not
+# follow yet (second values, intervals, latch copies); they are skipped.
+UNREAD_FLAGS = frozenset({"value", "interval", "latch", "lockless"})
+
+
 def preset_inspector(prog, args) -> list:
     try:
         trees = module_object(prog, "rbti_trees")
@@ -211,6 +216,9 @@ def preset_inspector(prog, args) -> list:
             continue
         bits = int(ops.flags)
         flags = frozenset(f for i, f in enumerate(FLAG_BITS) if bits >> i & 1)
+        if bits >> len(FLAG_BITS) or flags & UNREAD_FLAGS:
+            # A second value, two latch copies: not read from memory yet.
+            continue
         aug = "augmented" in flags
         listed = _node_list(prog, t)
         out.append(TreeSpec(
