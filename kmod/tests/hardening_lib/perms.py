@@ -40,7 +40,7 @@ def run(rep: Reporter, dfs: Debugfs, infos: list[TreeInfo]) -> None:
         if have != TREE_FILES:
             bad.append(f"{info.name}: files {sorted(have)}, expected "
                        f"{sorted(TREE_FILES)}")
-    have = set(os.listdir(dfs.root)) - {i.name for i in infos}
+    have = set(os.listdir(dfs.root)) - {i.name for i in dfs.trees()}
     if have != {"trees"}:
         bad.append(f"top level: unexpected entries {sorted(have)}")
     rep.expect(bad, "debugfs holds exactly trees and the ten files of "
