@@ -1,35 +1,57 @@
 # SPDX-License-Identifier: GPL-2.0
-"""tools/kernel-tests' list of corrupt cases, checked on the host: the
-commands that apply to the seven trees are the CORRUPT_CASES it asserts
-in the guest (the others must be EINVAL there, as on the fake)."""
+"""tools/kernel-tests' list of corrupt cases, checked on the host: on
+every tree the fake module serves that the guest reads from memory, the commands that apply are the
+expected_cases() the guest asserts for that tree's flags, each accepted
+and caught by check; the others are EINVAL (as in the guest)."""
 
 import os
 
+import pytest
+
 from rbtilib.driver import DebugfsError
-from tests_support.trees import CONTRACT_TREES, FakeDebugfs, load_script
+from rbtilib.kernel.presets import UNREAD_FLAGS
+from tests_support.trees import (CONTRACT_TREES, FAMILY_TREES, FakeDebugfs,
+                                 load_script)
 
 PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))), "kernel-tests")
 
 
-def test_the_listed_cases_are_the_asserted_number():
+def _populated(kt, fake, info):
+    kt.populate(fake, info.name, info.flags, n=60, seed=7)
+    return fake.dump(info.name)
+
+
+READ = [i for i in CONTRACT_TREES + FAMILY_TREES
+        if not i.flags & UNREAD_FLAGS]
+"""The trees kernel-tests reads from memory (the guest skips the rest)."""
+
+
+@pytest.mark.parametrize("info", READ, ids=lambda i: i.name)
+def test_each_tree_runs_its_expected_cases(info):
     kt = load_script(PATH, "kernel_tests")
-    fake = FakeDebugfs()
+    fake = FakeDebugfs(CONTRACT_TREES + FAMILY_TREES)
     fake.set_param("allow_corrupt", "1")
+    commands = kt.corrupt_commands(_populated(kt, fake, info))
+    assert len(commands) == kt.CORRUPT_COMMANDS
     listed = 0
-    for info in CONTRACT_TREES:
-        kt.populate(fake, info.name, info.flags, n=60, seed=7)
-        for command in kt.corrupt_commands(fake.dump(info.name)):
-            kt.populate(fake, info.name, info.flags, n=60, seed=7)
-            try:
-                fake.corrupt(info.name, command)
-                got = None
-            except DebugfsError as e:
-                got = e.name
-            if kt.applies(command, info.flags):
-                listed += 1
-                assert got is None, (info.name, command, got)
-                assert not fake.check(info.name).ok, (info.name, command)
-            else:
-                assert got == "EINVAL", (info.name, command, got)
-    assert listed == kt.CORRUPT_CASES == 79
+    for command in commands:
+        _populated(kt, fake, info)
+        try:
+            fake.corrupt(info.name, command)
+            got = None
+        except DebugfsError as e:
+            got = e.name
+        if kt.applies(command, info.flags):
+            listed += 1
+            assert got is None, (info.name, command, got)
+            assert not fake.check(info.name).ok, (info.name, command)
+        else:
+            assert got == "EINVAL", (info.name, command, got)
+    assert listed == kt.expected_cases(info.flags)
+
+
+def test_the_seven_contract_trees_run_79_cases():
+    """The README's count, from the flags alone."""
+    kt = load_script(PATH, "kernel_tests")
+    assert sum(kt.expected_cases(i.flags) for i in CONTRACT_TREES) == 79
