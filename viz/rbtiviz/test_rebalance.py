@@ -10,11 +10,12 @@ import random
 
 import pytest
 
-from tests_support.trees import CONTRACT_TREES, FakeDebugfs, RBTree
+from tests_support.trees import (CONTRACT_TREES, FAMILY_TREES, FakeDebugfs,
+                                 RBTree)
 from rbtiviz import flipbook
 from rbtiviz.diff import caption, diff
 from rbtiviz.rebalance import rotations_between
-from rbtiviz.walkthrough import ERASES, INSERTS, walk
+from rbtiviz.walkthrough import ERASES, INSERTS, value_of, walk
 
 INFOS = {info.name: info for info in CONTRACT_TREES}
 
@@ -109,6 +110,23 @@ def test_walkthrough_one_narrated_frame_an_operation(tmp_path):
     assert summary == "13 inserts, 13 erases; 3 rotations, 20 recolours; up to 12 nodes, height 4"
     top = (tmp_path / "index.html").read_text()
     assert summary in top and "santos_replace/index.html" in top
+
+
+def test_walkthrough_walks_every_tree_family_included(tmp_path):
+    """Value trees insert KEY VALUE, the interval tree erases START LAST:
+    every tree of the module, the rbtree family's too, gets its frames
+    and ends empty (a bare ``i KEY`` is EINVAL on a value tree)."""
+    infos = CONTRACT_TREES + FAMILY_TREES
+    driver = FakeDebugfs(infos)
+    names = [i.name for i in infos]
+    paths = walk(driver, names, tmp_path)
+    assert [p.parent.name for p in paths] == names
+    for name in names:
+        frames = json.loads((tmp_path / name / "frames.json").read_text())[
+            "frames"]
+        assert len(frames) == 1 + len(INSERTS) + len(ERASES)
+        assert frames[-1]["count"] == 0, name
+    assert all(value_of(k) >= k for k in INSERTS)
 
 
 def test_captions_name_replacements_and_ids_of_repeated_keys_only():

@@ -9,7 +9,9 @@ per operation, the empty tree first).  ``viz/render --flipbook DIR`` then
 draws the frames and names, in each caption, the rotations and recolours
 that the operation made (:mod:`rbtiviz.diff`).
 
-The keys are chosen to show every case: rotations left and right, single
+A ``value`` tree's insert carries a VALUE (:func:`value_of`; on an
+``interval`` tree its LAST), and an ``interval`` tree erases ``START
+LAST``. The keys are chosen to show every case: rotations left and right, single
 and double, on the way up and on the way down, and a key inserted twice
 (``EEXIST`` on a unique tree, a second node on a ``dup`` tree, a new node
 in the old one's place on a ``replace`` tree).
@@ -24,26 +26,50 @@ INSERTS = (10, 20, 30, 15, 25, 5, 1, 40, 35, 28, 27, 12, 25)
 ERASES = (20, 5, 30, 10, 1, 25, 40, 15, 35, 12, 28, 27, 25)
 
 
+def value_of(key: int) -> int:
+    """The VALUE a ``value`` tree's node of *key* carries (on an
+    ``interval`` tree its LAST, >= the key): spread so that the subtree
+    maxima move as the tree rotates."""
+    return key + (key * 7) % 23
+
+
+def _op(flags, op: str, key: int) -> str:
+    """The ``ops`` line of insert or erase *key*: ``i KEY VALUE`` on a
+    ``value`` tree, ``e START LAST`` on an ``interval`` tree."""
+    if (op == "i" and "value" in flags) or (op == "e" and "interval" in flags):
+        return f"{op} {key} {value_of(key)}"
+    return f"{op} {key}"
+
+
 def walk(driver, names: list[str], outdir: str | Path,
          inserts=INSERTS, erases=ERASES) -> list[Path]:
     """Run the walk-through on each tree of *names* (cleared first) through
     *driver* (:class:`rbtilib.driver.Debugfs` or the test fake); return the
     paths of the series' ``frames.json``."""
-    paths = []
+    return list(walk_each(driver, names, outdir, inserts, erases))
+
+
+def walk_each(driver, names: list[str], outdir: str | Path,
+              inserts=INSERTS, erases=ERASES):
+    """:func:`walk`, yielding each tree's ``frames.json`` when it is done."""
+    flags = {info.name: info.flags for info in driver.trees()}
     for name in names:
         driver.clear(name)
         with Series(outdir, name, every=1, render=False) as series:
             series.add(driver.dump(name), "clear")
             for op, key in [("i", k) for k in inserts] + [("e", k) for k in erases]:
-                result = driver.ops(name, f"{op} {key}\n").strip()
-                series.add(driver.dump(name), f"{op} {key} -> {result}")
-        paths.append(series.close())
+                line = _op(flags.get(name, ()), op, key)
+                result = driver.ops(name, line + "\n").strip()
+                series.add(driver.dump(name), f"{line} -> {result}")
+        path = series.close()
         driver.clear(name)
-    return paths
+        yield path
 
 
 def main(argv: list[str]) -> int:
     """``viz/walkthrough OUTDIR [TREE...]``: every tree by default."""
+    import sys
+
     from rbtilib.driver import Debugfs, DebugfsError
     if not argv or argv[0].startswith("-"):
         print("usage: viz/walkthrough OUTDIR [TREE...]")
@@ -51,9 +77,9 @@ def main(argv: list[str]) -> int:
     driver = Debugfs()
     try:
         names = argv[1:] or [info.name for info in driver.trees()]
-        for path in walk(driver, names, argv[0]):
-            print(path.parent)
+        for path in walk_each(driver, names, argv[0]):
+            print(path.parent, flush=True)
     except (DebugfsError, OSError) as e:
-        print(f"walkthrough: {e}")
+        print(f"walkthrough: {e}", file=sys.stderr)
         return 1
     return 0
