@@ -3,7 +3,8 @@
 
 Modules: :mod:`tap` (result lines), :mod:`kernel` (module load/unload,
 parameters, kmemleak, fault injection), :mod:`files` (single write(2)s
-with their errno, tree snapshots), :mod:`procs` (forked helpers), and
+with their errno, tree snapshots), :mod:`forms` (plain keys or KEY VALUE
+pairs, by the tree), :mod:`procs` (forked helpers), and
 one module per area:
 :mod:`badinput`, :mod:`perms`, :mod:`concurrency`, :mod:`memory`,
 :mod:`lifecycle`.  Tree access goes through tools/rbtilib (driver, dump

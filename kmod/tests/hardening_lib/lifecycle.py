@@ -18,7 +18,7 @@ import time
 
 from rbtilib.driver import Debugfs, TreeInfo
 
-from . import files, kernel, procs
+from . import files, forms, kernel, procs
 from .tap import Reporter
 
 UNLOAD_PATIENCE = 30.0
@@ -60,7 +60,7 @@ def populate(dfs: Debugfs, infos: list[TreeInfo], rng: random.Random,
     total = 0
     for info in infos:
         keys = rng.sample(range(-(1 << 40), 1 << 40), nkeys)
-        dfs.insert(info.name, keys)
+        dfs.insert(info.name, keys, forms.values(info, keys))
         total += nkeys
     return total
 
@@ -110,8 +110,10 @@ def with_params(rep: Reporter, dfs: Debugfs, infos: list[TreeInfo],
         if kernel.get_param("max_nodes") != "5":
             bad.append(f"max_nodes reads {kernel.get_param('max_nodes')}")
         for info in infos:
-            got = [files.write(dfs.path(info.name, "insert"), b"1 2 3 4 5"),
-                   files.write(dfs.path(info.name, "insert"), b"6")]
+            got = [files.write(dfs.path(info.name, "insert"),
+                               forms.keys_text(info, [1, 2, 3, 4, 5])),
+                   files.write(dfs.path(info.name, "insert"),
+                               forms.keys_text(info, [6]))]
             if got != ["ok", "ENOSPC"]:
                 bad.append(f"{info.name}: 5 keys then 1: {got}")
     bad += reload(ko)
@@ -130,12 +132,14 @@ def _hammer(dfs: Debugfs, infos: list[TreeInfo], stop_path: str) -> str:
     seen: dict = {}
     n = 0
     while not os.path.exists(stop_path):
-        name = rng.choice(infos).name
+        info = rng.choice(infos)
+        name = info.name
         key = rng.randrange(1 << 30)
         what = rng.randrange(3)
         try:
             if what == 0:
-                out = dfs.ops(name, f"i {key}\nf {key}\ne {key}\n")
+                out = dfs.ops(name, "".join(forms.op(info, w, key) + "\n"
+                                            for w in "ife"))
                 got = "ok" if len(out.splitlines()) == 3 else f"bad {out!r}"
             elif what == 1:
                 got = files.read(dfs.path(name, "dump"))[0]

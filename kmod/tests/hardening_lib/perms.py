@@ -13,13 +13,12 @@ import stat
 
 from rbtilib.driver import Debugfs, TreeInfo
 
+from .forms import tree_files
 from .kernel import DEBUGFS, PARAMS, errname
 from .procs import in_child
 from .tap import Reporter
 
 NOBODY = 65534
-TREE_FILES = {"insert", "find", "erase", "near", "dump", "stats", "check",
-              "clear", "ops", "corrupt"}
 PARAM_FILES = {"max_nodes", "max_total_nodes", "allow_corrupt"}
 
 
@@ -27,7 +26,7 @@ def every_file(dfs: Debugfs, infos: list[TreeInfo]) -> list[str]:
     """The top-level file, every per-tree file, the module parameters."""
     out = [dfs.path(None, "trees")]
     for info in infos:
-        out += [dfs.path(info.name, f) for f in sorted(TREE_FILES)]
+        out += [dfs.path(info.name, f) for f in sorted(tree_files(info))]
     out += [os.path.join(PARAMS, p) for p in sorted(PARAM_FILES)]
     return out
 
@@ -37,14 +36,15 @@ def run(rep: Reporter, dfs: Debugfs, infos: list[TreeInfo]) -> None:
     bad = []
     for info in infos:
         have = set(os.listdir(os.path.join(dfs.root, info.name)))
-        if have != TREE_FILES:
+        if have != tree_files(info):
             bad.append(f"{info.name}: files {sorted(have)}, expected "
-                       f"{sorted(TREE_FILES)}")
+                       f"{sorted(tree_files(info))}")
     have = set(os.listdir(dfs.root)) - {i.name for i in dfs.trees()}
     if have != {"trees"}:
         bad.append(f"top level: unexpected entries {sorted(have)}")
-    rep.expect(bad, "debugfs holds exactly trees and the ten files of "
-               "each tree")
+    rep.expect(bad, "debugfs holds exactly trees and each tree's files (ten, "
+               "overlap on interval trees, stress on latch and lockless "
+               "ones)")
     paths = every_file(dfs, infos)
     bad = []
     for path in paths:

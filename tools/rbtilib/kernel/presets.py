@@ -5,6 +5,7 @@ from typing import Callable
 
 from . import KernelError
 from .debuginfo import DrgnMemory, DrgnType, _drgn, module_object, unalias
+from ..dump import FLAG_ORDER
 from .walk import Layout, TreeSpec, s64, u64
 
 
@@ -178,9 +179,12 @@ def preset_kernfs(prog, args) -> list:
                      note="key: name hash")]
 
 
-FLAG_BITS = ("unique", "dup", "replace", "leftmost", "rightmost", "count",
-             "augmented", "outofline")
-"""RBTI_* bits of kmod/inspector.h, in bit order."""
+FLAG_BITS = FLAG_ORDER
+"""RBTI_* bits of kmod/inspector.h, in bit order (the dump's flag order)."""
+
+AUG_FIELDS = {0: ("size", "size"), 1: ("max", "max")}
+"""enum rbti_aug (kmod/inspector.h) -> (the rule, the rbti_node field
+that keeps it); RBTI_AUG_MAX on an interval tree is named interval-last."""
 
 
 def _node_list(prog, tree) -> dict:
@@ -197,9 +201,39 @@ def _node_list(prog, tree) -> dict:
         return {}
 
 
-# The rbtree family's trees whose nodes or roots the memory reader does not
-# follow yet (second values, intervals, latch copies); they are skipped.
-UNREAD_FLAGS = frozenset({"value", "interval", "latch", "lockless"})
+def _aug(ops, flags: frozenset) -> dict:
+    """TreeSpec fields for an augmented tree's rule (none if not)."""
+    if "augmented" not in flags:
+        return {}
+    try:
+        rule, member = AUG_FIELDS[int(ops.aug)]
+    except AttributeError:          # a module from before rbti_aug
+        rule, member = AUG_FIELDS[0]
+    except KeyError:
+        raise KernelError(f"tree {ops.name.string_().decode()}: augment "
+                          f"rule {int(ops.aug)} is none rbti knows") \
+            from None
+    name = "interval-last" if rule == "max" and "interval" in flags \
+        else rule
+    return dict(aug_name=name, aug=_field(member), aug_rule=rule,
+                aug_value=_field("value") if rule == "max" else None)
+
+
+def _family(prog, t, ops, flags: frozenset) -> dict:
+    """TreeSpec fields of the rbtree family's trees (kmod/inspector.h):
+    a value tree's VALUE; a latch tree's two roots (rbti_tree.latch, whose
+    tree[0] the dump's node lines show) and each node's second rb_node."""
+    out: dict = {"root_slot": t.root.rb_node.address_}
+    if "value" in flags:
+        out.update(value=_field("value"),
+                   value_name=ops.value_name.string_().decode())
+    if "latch" in flags:
+        drgn = _drgn()
+        out.update(root_slot=t.latch.tree[0].rb_node.address_,
+                   copy1_slot=t.latch.tree[1].rb_node.address_,
+                   copy1_off=drgn.offsetof(prog.type("struct rbti_node"),
+                                           "lt.node[1]"))
+    return out
 
 
 def preset_inspector(prog, args) -> list:
@@ -215,15 +249,16 @@ def preset_inspector(prog, args) -> list:
         if not ops:
             continue
         bits = int(ops.flags)
+        name = ops.name.string_().decode()
+        if bits >> len(FLAG_BITS):
+            raise KernelError(f"tree {name}: flags {bits:#x} name a "
+                              "property rbti does not know (a newer "
+                              "module?)")
         flags = frozenset(f for i, f in enumerate(FLAG_BITS) if bits >> i & 1)
-        if bits >> len(FLAG_BITS) or flags & UNREAD_FLAGS:
-            # A second value, two latch copies: not read from memory yet.
-            continue
-        aug = "augmented" in flags
         listed = _node_list(prog, t)
         out.append(TreeSpec(
-            ops.name.string_().decode(), lay, t.root.rb_node.address_,
-            _field("key"), api=ops.api.string_().decode(), flags=flags,
+            name, lay, key=_field("key"), api=ops.api.string_().decode(),
+            flags=flags,
             leftmost_slot=(t.leftmost.address_ if "leftmost" in flags
                            else None),
             rightmost_slot=(t.rightmost.address_ if "rightmost" in flags
@@ -232,9 +267,8 @@ def preset_inspector(prog, args) -> list:
             # the number of allocated nodes.
             count_slot=(t.count.address_ if "count" in flags else
                         listed.get("nodes_slot")),
-            node_id=_field("id"), aug_name="size" if aug else None,
-            aug=_field("size") if aug else None,
-            aug_rule="size" if aug else None, **listed))
+            node_id=_field("id"), **_aug(ops, flags),
+            **_family(prog, t, ops, flags), **listed))
     return out
 
 

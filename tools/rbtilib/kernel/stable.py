@@ -14,9 +14,11 @@ import time
 
 from .. import checker
 from ..record import record
-from ..dump import UNKNOWN, DumpError, Node, Ref, Tree, format_dump
+from ..dump import (UNKNOWN, Copy, DumpError, Node, Ref, Tree,
+                    format_dump)
 from . import Changed
-from .walk import MAX_DEPTH, RB_BLACK, Memory, Snapshot, TreeSpec, read_once
+from .walk import (MAX_DEPTH, RB_BLACK, CopySnap, Memory, Snapshot, TreeSpec,
+                   read_once)
 
 
 def _inorder(snap: Snapshot) -> list:
@@ -57,6 +59,23 @@ def number(snap: Snapshot) -> dict:
     return ids
 
 
+def copy1_ids(snap: Snapshot, ids: dict) -> dict:
+    """Address of a copy-1 rb_node -> node id, for a latch tree's copy 1:
+    a node's second rb_node lies at a fixed offset from its first, so a
+    copy-1 link names the node whose copy-0 rb_node *ids* names (as the
+    module's dump resolves it); the nodes copy 1's walk reached keep
+    their own ids.  Empty on other trees."""
+    if snap.copy1 is None:
+        return {}
+    spec = snap.spec
+    shift = spec.copy1_off - spec.layout.node_off
+    out = {addr + shift: nid for addr, nid in ids.items()
+           if addr in snap.nodes or addr in snap.lost}
+    if spec.node_id is not None:
+        out.update((a, r.id) for a, r in snap.copy1.nodes.items())
+    return out
+
+
 def _recompute(snap: Snapshot) -> dict:
     """Address -> the augmented value recomputed by the rule (postorder)."""
     rule, out = snap.spec.aug_rule, {}
@@ -87,6 +106,13 @@ def extra_violations(snap: Snapshot, ids: dict) -> list:
             out.append(checker.Violation(
                 "parent", ids.get(addr),
                 f"node at {addr:#x} is linked but {why}"))
+    if snap.copy1 is not None:
+        ids1 = copy1_ids(snap, ids)
+        for addr, why in snap.copy1.unread.items():
+            if why.startswith("unreadable"):
+                out.append(checker.Violation(
+                    "parent", ids1.get(addr), f"copy 1: node at "
+                    f"{addr:#x} is linked but {why}"))
     for cls, cached in (("leftmost", snap.leftmost),
                         ("rightmost", snap.rightmost)):
         if cached and cached not in ids:
@@ -105,11 +131,34 @@ def extra_violations(snap: Snapshot, ids: dict) -> list:
     return out
 
 
-def _height(snap: Snapshot) -> int:
+def _height(snap: Snapshot | CopySnap) -> int:
     """As rbti_height(): one more than the cap if the walk went deeper."""
     if snap.error == "depth":
         return MAX_DEPTH + 1
     return max(snap.depth.values(), default=0)
+
+
+def _copy1(snap: Snapshot, ids: dict, lineno: int) -> Copy:
+    """The ``copy 1`` section of a latch tree read from memory: copy 1's
+    colours and links, no aug (kmod/DEBUGFS.md); *lineno*: the line
+    before it, for a DumpError."""
+    copy, ids1 = snap.copy1, copy1_ids(snap, ids)
+
+    def ref(addr: int | None) -> Ref:
+        return None if not addr else ids1.get(addr, UNKNOWN)
+    out = Copy(root=ref(copy.root), height=_height(copy), nodes={},
+               error=copy.error)
+    lineno += 3                         # copy 1, root, height
+    for raw in copy.nodes.values():
+        nid, lineno = ids1.get(raw.addr), lineno + 1
+        if nid is None or nid in out.nodes:
+            raise DumpError(lineno, f"copy 1 node {nid} listed twice"
+                            if nid is not None else
+                            f"copy 1 node at {raw.addr:#x} has no id")
+        out.nodes[nid] = Node(nid, raw.key, "B" if raw.pc & RB_BLACK
+                              else "R", ref(raw.pc & ~3), ref(raw.left),
+                              ref(raw.right), None, raw.value)
+    return out
 
 
 def to_tree(snap: Snapshot, ids: dict) -> Tree:
@@ -138,8 +187,8 @@ def to_tree(snap: Snapshot, ids: dict) -> Tree:
         aug=spec.aug_name, nodes={}, error=snap.error,
         allocated=((snap.allocated if snap.allocated is not None
                     else len(snap.listed)) if listed else None),
-        hex=spec.hex)
-    lineno = 9 + listed + bool(spec.hex)  # the header's last line
+        hex=spec.hex, value=spec.value_name)
+    lineno = 9 + listed + bool(spec.hex) + bool(spec.value_name)
     parts = [(tree.nodes, snap.nodes.values())]
     if listed:
         parts.append((tree.lost, snap.lost.values()))
@@ -151,7 +200,9 @@ def to_tree(snap: Snapshot, ids: dict) -> Tree:
                 raise DumpError(lineno, f"node {nid} listed twice")
             into[nid] = Node(nid, raw.key, "B" if raw.pc & RB_BLACK else "R",
                              ref(raw.pc & ~3), ref(raw.left),
-                             ref(raw.right), raw.aug)
+                             ref(raw.right), raw.aug, raw.value)
+    if snap.copy1 is not None:
+        tree.copy1 = _copy1(snap, ids, lineno)
     return tree
 
 

@@ -18,6 +18,12 @@ than N or a reached node missing from it is reported (class
 ``unreachable``) and the dump then has no ``nodes``/``lost`` lines.
 Other kernel trees have no such list: their dumps have no ``nodes`` line
 (kmod/DEBUGFS.md, "Dumps read from kernel memory").
+
+A latch tree (``struct latch_tree_root``: two copies of one tree, each
+entry linked into both through ``latch_tree_node.node[0]`` and
+``node[1]``) is read copy by copy: copy 0 as any tree, with its node list,
+then copy 1 from its own root through the entries' second rb_node, walked
+the same way and as bounded (:class:`CopySnap`).
 """
 
 import struct
@@ -148,6 +154,12 @@ class TreeSpec:
     aug: Callable | None = None             # (entry, ctx) -> stored value
     aug_rule: str | None = None             # 'size' | 'max' | 'min' | 'sum'
     aug_value: Callable | None = None       # (entry, ctx) -> own value
+    value: Callable | None = None           # (entry, ctx) -> VALUE
+    value_name: str | None = None           # the dump's `value NAME`
+    # A latch tree's copy 1: &latch_tree_root.tree[1].rb_node, and the
+    # offset of each entry's second rb_node (latch_tree_node.node[1]).
+    copy1_slot: int | None = None
+    copy1_off: int = 0
     context: Callable | None = None         # () -> ctx, read per snapshot
     # The list of every node allocated for the tree, if it keeps one
     # (kmod/inspector.h: rbti_tree.all, rbti_node.list, rbti_tree.nodes):
@@ -171,6 +183,24 @@ class Raw:
     id: int | None
     own: int | None             # aug_value, for the recomputation
     next: int | None = None     # the entry's list_head.next, if listed
+    value: int | None = None    # the entry's VALUE, on a value tree
+
+
+@record
+class CopySnap:
+    """One read of a latch tree's copy 1: addresses are those of the
+    entries' second rb_nodes (``copy1_off`` into each entry)."""
+
+    root: int
+    nodes: dict                 # rb_node address -> Raw, preorder
+    edges: dict                 # address -> (left, right) first-reach
+    depth: dict                 # address -> depth (1 = root)
+    unread: dict                # address -> why (fault, depth, size)
+    error: str | None = None
+
+    def key(self) -> tuple:
+        """What two reads must agree on."""
+        return (self.root, tuple(self.nodes.values()), tuple(self.unread))
 
 
 @record
@@ -191,13 +221,15 @@ class Snapshot:
     error: str | None = None
     allocated: int | None = None    # the list's length as the tree says
     list_problem: str | None = None     # why the list cannot be used
+    copy1: CopySnap | None = None       # a latch tree's second copy
 
     def key(self) -> tuple:
         """What two reads must agree on."""
         return (self.root, self.leftmost, self.rightmost, self.count,
                 tuple(self.nodes.values()), tuple(self.unread),
                 tuple(self.listed or ()), tuple(self.lost.values()),
-                self.allocated, self.list_problem)
+                self.allocated, self.list_problem,
+                self.copy1.key() if self.copy1 is not None else None)
 
     def has_list(self) -> bool:
         """True if the dump carries ``nodes`` and ``lost`` lines."""
@@ -205,14 +237,16 @@ class Snapshot:
 
 
 def _read_node(mem: Memory, spec: TreeSpec, addr: int, ctx,
-               span: list) -> Raw:
-    """Read the rb_node at *addr* and its entry's values (Fault if not)."""
+               span: list, node_off: int | None = None) -> Raw:
+    """Read the rb_node at *addr* (at *node_off* in its entry: the
+    layout's, or copy 1's) and its entry's values (Fault if not)."""
     lay = spec.layout
-    base = addr - lay.node_off
+    node_off = lay.node_off if node_off is None else node_off
+    base = addr - node_off
     win = _Window(mem, base, span[0], span[1])
-    pc = win.int(lay.node_off + lay.parent_off, PTR, False)
-    right = win.int(lay.node_off + lay.right_off, PTR, False)
-    left = win.int(lay.node_off + lay.left_off, PTR, False)
+    pc = win.int(node_off + lay.parent_off, PTR, False)
+    right = win.int(node_off + lay.right_off, PTR, False)
+    left = win.int(node_off + lay.left_off, PTR, False)
     entry = Entry(win, 0, lay.entry)
     key = spec.key(entry, ctx)
     aug = spec.aug(entry, ctx) if spec.aug else None
@@ -220,26 +254,22 @@ def _read_node(mem: Memory, spec: TreeSpec, addr: int, ctx,
     nid = spec.node_id(entry, ctx) if spec.node_id else None
     nxt = (win.int(spec.list_off, PTR, False)
            if spec.list_head is not None else None)
+    value = int(spec.value(entry, ctx)) if spec.value else None
     for lo, hi in win.used:     # next nodes: one read covers all fields
         if hi - min(lo, span[0]) <= 512 and max(hi, span[1]) - lo <= 512:
             span[0], span[1] = min(span[0], lo), max(span[1], hi)
-    return Raw(addr, pc, left, right, int(key), aug, nid, own, nxt)
+    return Raw(addr, pc, left, right, int(key), aug, nid, own, nxt, value)
 
 
-def read_once(mem: Memory, spec: TreeSpec,
-              max_nodes: int = 1 << 20) -> Snapshot:
-    """Read *spec*'s tree once, through child pointers only."""
-    ctx = spec.context() if spec.context else None
-    lay = spec.layout
-    span = [lay.node_off, lay.node_off + 24]
-    root = mem.ptr(spec.root_slot)
-    cached = [mem.ptr(s) if s is not None else None
-              for s in (spec.leftmost_slot, spec.rightmost_slot)]
-    count = (mem.int(spec.count_slot, PTR, False)
-             if spec.count_slot is not None else None)
-    snap = Snapshot(spec, root, cached[0], cached[1], count, {}, {}, {}, {})
-    # Preorder, left first; entries: (address, depth, linking node, side).
-    stack = [(root, 1, 0, 0)] if root else []
+def _walk(mem: Memory, spec: TreeSpec, snap, node_off: int, ctx,
+          span: list, max_nodes: int) -> None:
+    """Walk from *snap.root* through child pointers only, into *snap*'s
+    nodes, edges, depth, unread and error (a Snapshot or a CopySnap):
+    preorder, left first, a node reached twice written as a link and not
+    followed, at most MAX_DEPTH deep and *max_nodes* nodes.  *span*:
+    the entry bytes one read takes (see _read_node), grown as it goes."""
+    # Entries: (address, depth, linking node, side).
+    stack = [(snap.root, 1, 0, 0)] if snap.root else []
     while stack:
         addr, depth, up, side = stack.pop()
         if addr in snap.nodes or addr in snap.unread:
@@ -251,7 +281,7 @@ def read_once(mem: Memory, spec: TreeSpec,
         try:
             if addr & 3:        # rb_nodes are aligned: not a node
                 raise Fault(addr)
-            raw = _read_node(mem, spec, addr, ctx, span)
+            raw = _read_node(mem, spec, addr, ctx, span, node_off)
         except Fault as e:
             snap.unread[addr] = f"unreadable ({e})"
             continue
@@ -267,8 +297,27 @@ def read_once(mem: Memory, spec: TreeSpec,
     for addr, *_ in stack:      # left unread by a stop: links, no lines
         if addr not in snap.nodes:
             snap.unread.setdefault(addr, snap.error or "stop")
+
+
+def read_once(mem: Memory, spec: TreeSpec,
+              max_nodes: int = 1 << 20) -> Snapshot:
+    """Read *spec*'s tree once, through child pointers only (a latch
+    tree: copy 0, then copy 1 the same way)."""
+    ctx = spec.context() if spec.context else None
+    lay = spec.layout
+    root = mem.ptr(spec.root_slot)
+    cached = [mem.ptr(s) if s is not None else None
+              for s in (spec.leftmost_slot, spec.rightmost_slot)]
+    count = (mem.int(spec.count_slot, PTR, False)
+             if spec.count_slot is not None else None)
+    snap = Snapshot(spec, root, cached[0], cached[1], count, {}, {}, {}, {})
+    span = [lay.node_off, lay.node_off + 24]
+    _walk(mem, spec, snap, lay.node_off, ctx, span, max_nodes)
     if spec.list_head is not None:
         _read_list(mem, spec, snap, ctx, span)
+    if spec.copy1_slot is not None:
+        snap.copy1 = CopySnap(mem.ptr(spec.copy1_slot), {}, {}, {}, {})
+        _walk(mem, spec, snap.copy1, spec.copy1_off, ctx, span, max_nodes)
     return snap
 
 
