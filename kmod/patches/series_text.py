@@ -259,9 +259,10 @@ elv_rb_add() and elv_rb_find() keep the requests of an I/O scheduler
 (mq-deadline, bfq) sorted by start sector with open-coded descent loops.
 Use rb_add() and rb_find() instead: the two loops and their cursor
 variables go, replaced by a less() and a key comparison (ten lines
-fewer), and the helpers, being __always_inline, compile to the same walk.  Equal sectors
-still go after the requests present (rb_add() descends right unless
-less()), and a search still returns any request starting at the sector.
+fewer), and the helpers, being __always_inline, compile to the same
+walk.  Equal sectors still go after the requests present (rb_add()
+descends right unless less()), and a search still returns any request
+starting at the sector.
 
 rb_find() takes the sector itself as the key; no struct request is built
 on the stack for the comparison.
