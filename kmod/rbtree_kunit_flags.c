@@ -5,9 +5,10 @@
  * same pseudo-random sequence of inserts, hinted inserts, removals and
  * queries, verified against the model after every step.
  *
- * The combinations are generated, not listed: RBT_COMBOS(m) calls m(U, X,
- * L, R, C, A) once for each, with 0 or 1 for each flag, and the member
- * and callback arguments follow from the flags.
+ * RBT_DEFINE(U, X, L, R, C, A) defines one combination, with 0 or 1 for
+ * each flag; the member and callback arguments follow from the flags. The
+ * table lists every definition; all_combinations checks that it holds each
+ * valid combination once.
  */
 #include <kunit/test.h>
 #include <linux/rbtree_augmented.h>
@@ -30,30 +31,83 @@ RBT_SIZE_CALLBACKS;
 	 (l) * RB_HAS_LEFTMOST | (r) * RB_HAS_RIGHTMOST |		\
 	 (c) * RB_HAS_COUNT | (a) * RB_IS_AUGMENTED)
 
-/* An interface named rbt_fUXLRCA, e.g. rbt_f101011. */
+/* The interface rbt_fUXLRCA, e.g. rbt_f101011. */
 #define RBT_DEFINE(u, x, l, r, c, a)					\
 	RBT_IFACE_OF(rbt_f ## u ## x ## l ## r ## c ## a,		\
 		     RBT_FLAGS(u, x, l, r, c, a), RBT_MEMBER_L ## l,	\
-		     RBT_MEMBER_R ## r, RBT_MEMBER_C ## c, RBT_AUG_ ## a);
+		     RBT_MEMBER_R ## r, RBT_MEMBER_C ## c, RBT_AUG_ ## a)
 /* One more level, so that the pasted arguments are expanded first. */
 #define RBT_IFACE_OF(pfx, fl, lm, rm, cnt, kind)				\
 	RBT_IFACE(pfx, fl, lm, rm, cnt, kind)
-#define RBT_ENTRY(u, x, l, r, c, a)					\
-	&rbt_f ## u ## x ## l ## r ## c ## a ## _iface,
 
-#define RBT_COMBOS_A(m, u, x, l, r, c)	m(u, x, l, r, c, 0) m(u, x, l, r, c, 1)
-#define RBT_COMBOS_C(m, u, x, l, r)					\
-	RBT_COMBOS_A(m, u, x, l, r, 0) RBT_COMBOS_A(m, u, x, l, r, 1)
-#define RBT_COMBOS_R(m, u, x, l)					\
-	RBT_COMBOS_C(m, u, x, l, 0) RBT_COMBOS_C(m, u, x, l, 1)
-#define RBT_COMBOS_L(m, u, x)						\
-	RBT_COMBOS_R(m, u, x, 0) RBT_COMBOS_R(m, u, x, 1)
-#define RBT_COMBOS(m)							\
-	RBT_COMBOS_L(m, 0, 0) RBT_COMBOS_L(m, 1, 0) RBT_COMBOS_L(m, 1, 1)
+RBT_DEFINE(0, 0, 0, 0, 0, 0);
+RBT_DEFINE(0, 0, 0, 0, 0, 1);
+RBT_DEFINE(0, 0, 0, 0, 1, 0);
+RBT_DEFINE(0, 0, 0, 0, 1, 1);
+RBT_DEFINE(0, 0, 0, 1, 0, 0);
+RBT_DEFINE(0, 0, 0, 1, 0, 1);
+RBT_DEFINE(0, 0, 0, 1, 1, 0);
+RBT_DEFINE(0, 0, 0, 1, 1, 1);
+RBT_DEFINE(0, 0, 1, 0, 0, 0);
+RBT_DEFINE(0, 0, 1, 0, 0, 1);
+RBT_DEFINE(0, 0, 1, 0, 1, 0);
+RBT_DEFINE(0, 0, 1, 0, 1, 1);
+RBT_DEFINE(0, 0, 1, 1, 0, 0);
+RBT_DEFINE(0, 0, 1, 1, 0, 1);
+RBT_DEFINE(0, 0, 1, 1, 1, 0);
+RBT_DEFINE(0, 0, 1, 1, 1, 1);
+RBT_DEFINE(1, 0, 0, 0, 0, 0);
+RBT_DEFINE(1, 0, 0, 0, 0, 1);
+RBT_DEFINE(1, 0, 0, 0, 1, 0);
+RBT_DEFINE(1, 0, 0, 0, 1, 1);
+RBT_DEFINE(1, 0, 0, 1, 0, 0);
+RBT_DEFINE(1, 0, 0, 1, 0, 1);
+RBT_DEFINE(1, 0, 0, 1, 1, 0);
+RBT_DEFINE(1, 0, 0, 1, 1, 1);
+RBT_DEFINE(1, 0, 1, 0, 0, 0);
+RBT_DEFINE(1, 0, 1, 0, 0, 1);
+RBT_DEFINE(1, 0, 1, 0, 1, 0);
+RBT_DEFINE(1, 0, 1, 0, 1, 1);
+RBT_DEFINE(1, 0, 1, 1, 0, 0);
+RBT_DEFINE(1, 0, 1, 1, 0, 1);
+RBT_DEFINE(1, 0, 1, 1, 1, 0);
+RBT_DEFINE(1, 0, 1, 1, 1, 1);
+RBT_DEFINE(1, 1, 0, 0, 0, 0);
+RBT_DEFINE(1, 1, 0, 0, 0, 1);
+RBT_DEFINE(1, 1, 0, 0, 1, 0);
+RBT_DEFINE(1, 1, 0, 0, 1, 1);
+RBT_DEFINE(1, 1, 0, 1, 0, 0);
+RBT_DEFINE(1, 1, 0, 1, 0, 1);
+RBT_DEFINE(1, 1, 0, 1, 1, 0);
+RBT_DEFINE(1, 1, 0, 1, 1, 1);
+RBT_DEFINE(1, 1, 1, 0, 0, 0);
+RBT_DEFINE(1, 1, 1, 0, 0, 1);
+RBT_DEFINE(1, 1, 1, 0, 1, 0);
+RBT_DEFINE(1, 1, 1, 0, 1, 1);
+RBT_DEFINE(1, 1, 1, 1, 0, 0);
+RBT_DEFINE(1, 1, 1, 1, 0, 1);
+RBT_DEFINE(1, 1, 1, 1, 1, 0);
+RBT_DEFINE(1, 1, 1, 1, 1, 1);
 
-RBT_COMBOS(RBT_DEFINE)
+static const struct rbt_iface *const rbt_combos[] = {
+	&rbt_f000000_iface, &rbt_f000001_iface, &rbt_f000010_iface,
+	&rbt_f000011_iface, &rbt_f000100_iface, &rbt_f000101_iface,
+	&rbt_f000110_iface, &rbt_f000111_iface, &rbt_f001000_iface,
+	&rbt_f001001_iface, &rbt_f001010_iface, &rbt_f001011_iface,
+	&rbt_f001100_iface, &rbt_f001101_iface, &rbt_f001110_iface,
+	&rbt_f001111_iface, &rbt_f100000_iface, &rbt_f100001_iface,
+	&rbt_f100010_iface, &rbt_f100011_iface, &rbt_f100100_iface,
+	&rbt_f100101_iface, &rbt_f100110_iface, &rbt_f100111_iface,
+	&rbt_f101000_iface, &rbt_f101001_iface, &rbt_f101010_iface,
+	&rbt_f101011_iface, &rbt_f101100_iface, &rbt_f101101_iface,
+	&rbt_f101110_iface, &rbt_f101111_iface, &rbt_f110000_iface,
+	&rbt_f110001_iface, &rbt_f110010_iface, &rbt_f110011_iface,
+	&rbt_f110100_iface, &rbt_f110101_iface, &rbt_f110110_iface,
+	&rbt_f110111_iface, &rbt_f111000_iface, &rbt_f111001_iface,
+	&rbt_f111010_iface, &rbt_f111011_iface, &rbt_f111100_iface,
+	&rbt_f111101_iface, &rbt_f111110_iface, &rbt_f111111_iface,
+};
 
-static const struct rbt_iface *const rbt_combos[] = { RBT_COMBOS(RBT_ENTRY) };
 KUNIT_ARRAY_PARAM(rbt_combos, rbt_combos, rbt_iface_desc);
 
 /* The table holds every valid combination, each once. */

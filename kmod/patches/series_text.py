@@ -259,9 +259,10 @@ elv_rb_add() and elv_rb_find() keep the requests of an I/O scheduler
 (mq-deadline, bfq) sorted by start sector with open-coded descent loops.
 Use rb_add() and rb_find() instead: the two loops and their cursor
 variables go, replaced by a less() and a key comparison (ten lines
-fewer), and the helpers, being __always_inline, compile to the same walk.  Equal sectors
-still go after the requests present (rb_add() descends right unless
-less()), and a search still returns any request starting at the sector.
+fewer), and the helpers, being __always_inline, compile to the same
+walk.  Equal sectors still go after the requests present (rb_add()
+descends right unless less()), and a search still returns any request
+starting at the sector.
 
 rb_find() takes the sector itself as the key; no struct request is built
 on the stack for the comparison.
@@ -295,25 +296,28 @@ documentation.  Patch 4 stands alone: the elevator conversion Kent posted
 in 2012, done with rb_add()/rb_find() and the sector as the key.
 
 What it costs, measured in userspace over tools/lib/rbtree.c built with
-the kernel's code-generation flags and retpolines (gcc 12.2, random keys;
-instructions per operation at N = 1000 counted under valgrind; times at
-N = 10000 as medians of paired ratios; a short run, make bench QUICK=1 of
-the rbtree-inspector project at commit 476884d, on a 2-CPU AMD EPYC): a
-unique RB_DEFINE_INTERFACE() tree runs 181 instructions per insert and
-139 per successful find, against 180 and 139 for the open-coded loop that
-decides on the same three-way comparison, and 119 and 130 for rb_add()
-and rb_find(); its times are 0.97x-1.05x that open-coded loop's, inside
-the run's noise floor.  So the layer adds nothing over a hand-written
-walk on a three-way comparison, but that comparison makes an insert
-dearer than rb_add()'s less() (1.42x a branch-free open-coded loop's
-time, against 1.27x for rb_add()) and a find cheaper than rb_find()'s
-(0.90x against 1.79x).  Keeping the leftmost and count caches adds 5
-instructions per insert.  That answers LWN's 2012 question for the
-inline form; for the out-of-line form (the comparison called through a
-pointer, as Kent's exported rb_insert() did) the same run measures +86 to
-+100 instructions per operation and 1.7x-3.0x the inline time with
-retpolines, 3.4x-6.4x with SRSO's safe RET, which is why nothing here is
-out of line.
+the kernel's code-generation flags (gcc 12.2, random keys; instructions
+per operation at N = 1000 under valgrind, times at N = 10000 as medians
+of paired ratios; make bench QUICK=1 of the rbtree-inspector project at
+commit 40f63fb, 2-CPU AMD EPYC): a unique RB_DEFINE_INTERFACE() tree
+runs 181 instructions per insert and 139 per successful find, against
+180 and 139 for the open-coded loop that decides on the same three-way
+comparison and 119 and 130 for rb_add() and rb_find(), in 0.91x-1.08x
+that loop's time, inside the run's noise floor: LWN's 2012 question has
+the answer that the layer costs nothing over a hand-written walk.  The three-way comparison
+makes an insert dearer than rb_add()'s less() (1.28x-1.47x a branch-free
+open-coded loop's time, against 1.21x-1.29x for rb_add()) and a find
+cheaper than rb_find() (0.87x-0.94x against 1.71x-1.83x); the leftmost
+and count caches add 5 instructions per insert.  A hint d positions from
+the key costs a climb of log2(d) + 2 to 2.5 parent reads on average (2.5
+at d = 1, 12 at d = 1024, on 65,535 keys) before the descent, so
+insert_near() and find_near() take 0.62x and 0.66x the time of a search
+from the root at d = 1, 1.09x-1.15x at d = 16 and 1.5x-1.8x at d = 256
+to 4096 (16,384 nodes): a hint pays only for a neighbour.  Out of line,
+the comparison called through a pointer as in the 2012 exported
+rb_insert(), an operation costs 86-100 instructions more and 1.8x-3.3x
+the inline time with retpolines, 3.5x-6.6x with SRSO's safe RET, which is
+why nothing here is out of line.
 
 Questions for reviewers:
 
