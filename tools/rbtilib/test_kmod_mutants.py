@@ -174,12 +174,19 @@ def test_time_outs_and_harness_errors_are_no_kills():
                        suites) == "boot failed"
 
 
-def test_the_table_names_its_run(tmp_path):
+def test_the_table_names_its_run(tmp_path, monkeypatch):
+    monkeypatch.delenv("RBTI_KERNEL", raising=False)
     run = load()
     args = run.argparse.Namespace(names=["a", "b"], ops=100, table=None)
     head = run.table_head(args, [1, 2, 3])
     assert "`make mutants MUTANTS='a b'`" in head and "commit " in head
     assert "UTC" in head and "CPUs" in head
+    assert "debug kernel" in head and "MUTANT_ARGS" not in head
+    args.options = ["--seeds", "3"]
+    monkeypatch.setenv("RBTI_KERNEL", "6.12")
+    head = run.table_head(args, [1, 2, 3])
+    assert ("`make mutants KERNEL=6.12 MUTANTS='a b' MUTANT_ARGS='--seeds 3'`"
+            in head and "the 6.12 debug kernel" in head)
     path = tmp_path / "docs" / "m.md"
     run.write_table(str(path), head, ["| h |", "| --- |", "| r |"], 1, 18)
     text = path.read_text()
