@@ -13,7 +13,8 @@
 - every fenced block whose info string names a file (```c kmod/x.c) is
   in that file verbatim (docs/your-own-tree.md quotes the module).
 
-The README's shell session runs in the guest: docs/tests/readme-session.
+The README's console example and make run's demo output are checked in
+the guest by docs/tests/readme-session.
 """
 from __future__ import annotations
 
