@@ -9,10 +9,12 @@ per operation, the empty tree first).  ``viz/render --flipbook DIR`` then
 draws the frames and names, in each caption, the rotations and recolours
 that the operation made (:mod:`rbtiviz.diff`).
 
-A ``value`` tree's insert carries a VALUE (:func:`value_of`; on an
-``interval`` tree its LAST), and an ``interval`` tree erases ``START
-LAST``. The keys are chosen to show every case: rotations left and right, single
-and double, on the way up and on the way down, and a key inserted twice
+Each op is written in its tree's dialect, as the fuzzer writes it
+(:func:`rbtilib.opstream.op_text`): a ``value`` tree's insert carries a
+VALUE (an ``interval`` tree's its LAST), and an ``interval`` tree erases
+``START LAST``. The keys are chosen to show every case: rotations left
+and right, single and double, on the way up and on the way down, and a
+key inserted twice
 (``EEXIST`` on a unique tree, a second node on a ``dup`` tree, a new node
 in the old one's place on a ``replace`` tree).
 """
@@ -20,25 +22,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rbtilib.opstream import dialect_of, op_text
+
 from .flipbook import Series
 
 INSERTS = (10, 20, 30, 15, 25, 5, 1, 40, 35, 28, 27, 12, 25)
 ERASES = (20, 5, 30, 10, 1, 25, 40, 15, 35, 12, 28, 27, 25)
-
-
-def value_of(key: int) -> int:
-    """The VALUE a ``value`` tree's node of *key* carries (on an
-    ``interval`` tree its LAST, >= the key): spread so that the subtree
-    maxima move as the tree rotates."""
-    return key + (key * 7) % 23
-
-
-def _op(flags, op: str, key: int) -> str:
-    """The ``ops`` line of insert or erase *key*: ``i KEY VALUE`` on a
-    ``value`` tree, ``e START LAST`` on an ``interval`` tree."""
-    if (op == "i" and "value" in flags) or (op == "e" and "interval" in flags):
-        return f"{op} {key} {value_of(key)}"
-    return f"{op} {key}"
 
 
 def walk(driver, names: list[str], outdir: str | Path,
@@ -52,13 +41,13 @@ def walk(driver, names: list[str], outdir: str | Path,
 def walk_each(driver, names: list[str], outdir: str | Path,
               inserts=INSERTS, erases=ERASES):
     """:func:`walk`, yielding each tree's ``frames.json`` when it is done."""
-    flags = {info.name: info.flags for info in driver.trees()}
+    dialects = {info.name: dialect_of(info) for info in driver.trees()}
     for name in names:
         driver.clear(name)
         with Series(outdir, name, every=1, render=False) as series:
             series.add(driver.dump(name), "clear")
             for op, key in [("i", k) for k in inserts] + [("e", k) for k in erases]:
-                line = _op(flags.get(name, ()), op, key)
+                line = op_text(op, key, dialects[name]).strip()
                 result = driver.ops(name, line + "\n").strip()
                 series.add(driver.dump(name), f"{line} -> {result}")
         path = series.close()
