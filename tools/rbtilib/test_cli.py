@@ -11,6 +11,7 @@ from rbtilib import cli
 from rbtilib.driver import DebugfsError
 from rbtilib.shrink import read_repro
 from tests_support.trees import FakeDebugfs, load_script
+from tests_support.shared import run
 
 rbti = cli
 
@@ -23,15 +24,6 @@ class Unavailable(FakeDebugfs):
 
     def trees(self):
         raise AssertionError("debugfs read")
-
-
-def run(argv, driver, capsys):
-    try:
-        status = rbti.main(argv, driver)
-    except SystemExit as e:         # argparse: --help, --version, usage
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def populated():

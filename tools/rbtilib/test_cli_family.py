@@ -4,17 +4,8 @@ overlap, stress, and VALUEs and latch copies in dump, show and --json."""
 
 import json
 
-from rbtilib import cli
 from tests_support.trees import CONTRACT_TREES, FAMILY_TREES, FakeDebugfs
-
-
-def run(argv, driver, capsys):
-    try:
-        status = cli.main(argv, driver)
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
+from tests_support.shared import run
 
 
 def family():

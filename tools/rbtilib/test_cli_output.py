@@ -9,17 +9,9 @@ import pytest
 from rbtilib import cli
 from tests_support.dumps import ADDRESS_DUMP
 from tests_support.trees import FakeDebugfs
+from tests_support.shared import run
 
 SCHEMA = 1
-
-
-def run(argv, driver, capsys):
-    try:
-        status = cli.main(argv, driver)
-    except SystemExit as e:
-        status = e.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def document(argv, driver, capsys, command):

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """What several rbtilib test modules use: the fuzz configuration of the
-fuzzer's tests and a fault for the fake module.  (rbti's command line is
-tested through rbtilib.cli, not by loading the tools/rbti shim.)"""
+fuzzer's tests, a fault for the fake module, and a run of rbti's command
+line.  (rbti's command line is tested through rbtilib.cli, not by loading
+the tools/rbti shim.)"""
 
-from rbtilib import fuzz
+from rbtilib import cli, fuzz
 from tests_support.trees import CONTRACT_TREES
 
 INFO = {info.name: info for info in CONTRACT_TREES}
@@ -26,3 +27,13 @@ def off_by_one_near(tree, op, key, line):
         return f"near {nid} {int(found) + 1}"
     return line
 
+
+
+def run(argv, driver, capsys):
+    """rbti *argv* on *driver*: (exit status, stdout, stderr)."""
+    try:
+        status = cli.main(argv, driver)
+    except SystemExit as e:         # argparse: --help, --version, usage
+        status = e.code
+    out, err = capsys.readouterr()
+    return status, out, err
