@@ -101,22 +101,11 @@ class LastEqualEraser(FakeDebugfs):
             return "ENOENT"
         nxt = rb.greater(key)
         last = None
-        for cand in (n for n in _inorder(rb) if n.key == key):
+        for cand in (n for n in rb.inorder() if n.key == key):
             last = cand
         rb.erase(last)
         assert nxt is None or nxt.key != key
         return f"erased {last.id}"
-
-
-def _inorder(rb):
-    stack, node = [], rb.root
-    while stack or node:
-        while node:
-            stack.append(node)
-            node = node.left
-        node = stack.pop()
-        yield node
-        node = node.right
 
 
 def test_erase_any_only_for_overstreet_dup():
