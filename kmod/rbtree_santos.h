@@ -217,9 +217,9 @@ __rb_generic_unique(const struct rb_generic_rel *rel)
  * comparison.  The climb so ends at the lowest ancestor whose subtree
  * brackets @key: for a hint d places from the answer that is O(log d)
  * levels up in the mean over the tree's nodes, and at worst the root (two
- * neighbours in order can sit on either side of it).  On 65535 keys
- * (kmod/tests/user-hints) the mean is 2.5 parent links read for d = 1 and
- * about log2(d) + 2.5 up to d = 32768; a climb to the root reads 16.5.
+ * neighbours in order can sit on either side of it).  On a tree of 65535
+ * keys the mean is 2.5 parent links read for d = 1 and about log2(d) + 2
+ * for d up to 1024; beyond that the root bounds it (15.25 at d = 32768).
  *
  * The climb stops after RB_GENERIC_MAX_DEPTH steps (a parent chain longer
  * than any tree's) and starts the search from the root.  @near itself is

@@ -54,9 +54,30 @@ hint in the tree;
 RB_HAS_COUNT, RB_INSERT_REPLACES and augmented trees are new.  The names
 of the internals are neutral (rb_generic_*, __rb_generic_*).
 
+The header gets a MAINTAINERS entry of its own: no entry covers
+<linux/rbtree.h>, and this one names who answers for the new code.
+
 Based on a patch by Daniel Santos: the design, the macro and its
 arguments are his; the implementation is new.
 """
+
+
+# The MAINTAINERS entry patch 1 adds (with the submitter as M:) and the
+# line patch 2 adds to it.  It sorts before REDPINE WIRELESS DRIVER, whose
+# preceding entry ends differently in 6.1 and 6.12 (6.12 adds a T: line):
+# gen-series writes the MAINTAINERS hunks with MAINTAINERS_CONTEXT lines of
+# context, which both trees share, so that the series applies to both.
+MAINTAINERS_ANCHOR = "REDPINE WIRELESS DRIVER\n"
+MAINTAINERS_CONTEXT = 2
+MAINTAINERS_ENTRY = """\
+RED-BLACK TREE TYPED INTERFACE
+M:	{ident}
+L:	linux-kernel@vger.kernel.org
+S:	Maintained
+F:	include/linux/rbtree_generic.h
+
+"""
+MAINTAINERS_KUNIT = "F:\tlib/rbtree_kunit*\n"
 
 
 KCONFIG_ENTRY = """\
@@ -273,6 +294,11 @@ as the search key; this does the same with the helpers mainline has now.
 """
 
 
+# Where the cost paragraph goes: gen-series writes it from the generated
+# measurement pages (series_figures.cost_paragraph()), not by hand.
+COST_MARK = "@COST@"
+
+
 COVER = f"""\
 rbtree: typed generic trees (RB_DEFINE_INTERFACE)
 
@@ -295,30 +321,7 @@ from a hint (insert_near/find_near).  Patch 1 adds it as
 documentation.  Patch 4 stands alone: the elevator conversion Kent posted
 in 2012, done with rb_add()/rb_find() and the sector as the key.
 
-What it costs, measured in userspace over tools/lib/rbtree.c built with
-the kernel's code-generation flags (gcc 12.2, random keys; instructions
-per operation at N = 1000 under valgrind, times at N = 10000 as medians
-of paired ratios; make bench QUICK=1 of the rbtree-inspector project at
-commit 40f63fb, 2-CPU AMD EPYC): a unique RB_DEFINE_INTERFACE() tree
-runs 181 instructions per insert and 139 per successful find, against
-180 and 139 for the open-coded loop that decides on the same three-way
-comparison and 119 and 130 for rb_add() and rb_find(), in 0.91x-1.08x
-that loop's time, inside the run's noise floor: LWN's 2012 question has
-the answer that the layer costs nothing over a hand-written walk.  The three-way comparison
-makes an insert dearer than rb_add()'s less() (1.28x-1.47x a branch-free
-open-coded loop's time, against 1.21x-1.29x for rb_add()) and a find
-cheaper than rb_find() (0.87x-0.94x against 1.71x-1.83x); the leftmost
-and count caches add 5 instructions per insert.  A hint d positions from
-the key costs a climb of log2(d) + 2 to 2.5 parent reads on average (2.5
-at d = 1, 12 at d = 1024, on 65,535 keys) before the descent, so
-insert_near() and find_near() take 0.62x and 0.66x the time of a search
-from the root at d = 1, 1.09x-1.15x at d = 16 and 1.5x-1.8x at d = 256
-to 4096 (16,384 nodes): a hint pays only for a neighbour.  Out of line,
-the comparison called through a pointer as in the 2012 exported
-rb_insert(), an operation costs 86-100 instructions more and 1.8x-3.3x
-the inline time with retpolines, 3.5x-6.6x with SRSO's safe RET, which is
-why nothing here is out of line.
-
+{COST_MARK}
 Questions for reviewers:
 
  - Is a typed layer over rb_add()/rb_find() wanted at all, given that it

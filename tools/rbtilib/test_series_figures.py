@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kmod/patches/series_figures.py: the cover letter's cost paragraph is
+written from docs/generated/bench.md and hint-climb.md, each figure from
+its table, and a page that lacks one stops gen-series."""
+
+import os
+import sys
+
+import pytest
+
+PATCHES = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                       os.pardir, "kmod", "patches")
+sys.path.insert(0, PATCHES)
+import series_figures as figures  # noqa: E402  pylint: disable=wrong-import-position
+
+BENCH = figures.BENCH.read_text()
+CLIMB = figures.CLIMB.read_text()
+
+
+def flat(text: str) -> str:
+    """The paragraph as one line, to search across its wrapping."""
+    return " ".join(text.split())
+
+
+def test_the_committed_cover_letter_has_the_pages_paragraph():
+    with open(os.path.join(PATCHES, "0000-cover-letter.patch"), encoding="utf-8") as f:
+        cover = f.read()
+    assert figures.cost_paragraph() in cover
+
+
+def test_each_count_comes_from_its_row():
+    page = BENCH.replace("| `santos` | 181 / 7.0", "| `santos` | 917 / 7.0")
+    assert page != BENCH, "bench.md's santos row changed: update this test's anchor"
+    text = flat(figures.cost_paragraph(page, CLIMB))
+    assert "tree runs 917 instructions per insert" in text
+    # santos_lc 186 - santos 917: the caches' cost follows both rows.
+    assert "caches add -731 instructions per insert" in text
+
+
+def test_ranges_span_every_build_and_size():
+    text = flat(figures.cost_paragraph(BENCH, CLIMB))
+    # santos against open_cmp_u, insert and find_hit, three builds, two N.
+    table = figures.find(figures.tables(BENCH), "bench.md",
+                         "Generic APIs against the open-coded loop making the same")
+    values = [figures.number(c) for c in figures.time_cells(
+        table.select(variant="`santos`", op="insert") + table.select(variant="`santos`",
+                                                                    op="find_hit"))]
+    assert len(values) == 12
+    assert f"in {min(values):.2f}x-{max(values):.2f}x that loop's time" in text
+
+
+def test_a_ratio_outside_the_noise_floor_withdraws_the_verdict():
+    row = "| none/arith | `santos` | insert | `open_cmp_u` | 1.01 | 1.030 [0.926, 1.095]"
+    assert row in BENCH, "bench.md's row changed: update this test's anchor"
+    page = BENCH.replace(row, row.replace("1.030 [", "**1.030** ["))
+    text = flat(figures.cost_paragraph(page, CLIMB))
+    assert "costs nothing" not in text
+    assert "with 1 of 12 ratios outside the run's noise floor" in text
+    assert "costs nothing" in flat(figures.cost_paragraph(BENCH, CLIMB))
+
+
+def test_the_climb_comes_from_hint_climb_md():
+    page = CLIMB.replace("| 1024 | 258046 | 11.98 |", "| 1024 | 258046 | 13.50 |")
+    assert page != CLIMB, "hint-climb.md's row changed: update this test's anchor"
+    text = flat(figures.cost_paragraph(BENCH, page))
+    assert "(13.50 at d = 1024, on 65,535 keys)" in text
+    assert "log2(d) + 2.01 to 3.50 for d = 2 to 1024" in text
+
+
+@pytest.mark.parametrize("cut, message", [
+    ("Out-of-line penalty", "no table under 'Out-of-line penalty'"),
+    ("Santos `insert_near()`/`find_near()`", "no table under 'Santos"),
+    ("| `santos_lc` |", "no instructions row for santos_lc"),
+])
+def test_a_missing_table_or_row_is_an_error(cut, message):
+    page = "\n".join(line for line in BENCH.split("\n") if not line.startswith(cut))
+    assert page != BENCH
+    with pytest.raises(figures.FigureError, match=message.replace("(", r"\(").replace(
+            ")", r"\)").replace("|", r"\|")):
+        figures.cost_paragraph(page, CLIMB)
+
+
+def test_no_line_over_72_columns_and_no_split_equation():
+    text = figures.cost_paragraph(BENCH, CLIMB)
+    assert all(len(line) <= 72 for line in text.split("\n"))
+    assert not any(line.endswith((" N", " d", " =")) for line in text.split("\n"))
