@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""kmod/patches/series_figures.py: the cover letter's cost paragraph is
+"""kmod/patches/series_figures.py and gen-series: the cover letter's cost paragraph is
 written from docs/generated/bench.md and hint-climb.md, each figure from
 its table, and a page that lacks one stops gen-series."""
 
@@ -8,6 +8,8 @@ import os
 import sys
 
 import pytest
+
+from tests_support.trees import load_script
 
 PATCHES = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
                        os.pardir, "kmod", "patches")
@@ -101,3 +103,14 @@ def test_no_line_over_72_columns_and_no_split_equation():
     text = figures.cost_paragraph(BENCH, CLIMB)
     assert all(len(line) <= 72 for line in text.split("\n"))
     assert not any(line.endswith((" N", " d", " =")) for line in text.split("\n"))
+
+
+def test_the_submitter_is_not_cced(monkeypatch):
+    """gen-series in a tree whose MAINTAINERS lists the submitter (patch 1's
+    entry, as qemu/patches generates) must give series-check's Cc: lines."""
+    gen = load_script(os.path.join(PATCHES, "gen-series"), "gen_series")
+    found = ["Submitter <Me@Example.org>", "linux-kernel@vger.kernel.org",
+             "Andrew Morton <akpm@linux-foundation.org>"]
+    monkeypatch.setattr(gen, "get_maintainer", lambda ksrc, patch: found)
+    assert gen.cc_list(None, "", "Me Myself <me@example.org>") == found[1:]
+    assert gen.cc_list(None, "", gen.PLACEHOLDER) == found

@@ -11,6 +11,7 @@ fuzzer can be tested without a kernel.
 """
 
 import errno
+import sys
 from typing import Iterator
 
 from rbtilib import record
@@ -542,6 +543,8 @@ def load_script(path: str, name: str):
     loader = importlib.machinery.SourceFileLoader(name, path)
     spec = importlib.util.spec_from_loader(name, loader)
     module = importlib.util.module_from_spec(spec)
+    # Registered first, as import does: a dataclass looks its module up.
+    sys.modules[name] = module
     loader.exec_module(module)
     return module
 
