@@ -21,7 +21,8 @@ export QUICK
 # kernel, nothing to build), fast or debug (built from the source package).
 # (Passed to those two only: other scripts have a FLAVOUR of their own.)
 FLAVOUR ?= stock
-# make test SUITES=kunit,tools: only those suites (qemu/test-all --list).
+# make test SUITES=kunit,tools: only those suites (qemu/test-all --list);
+# make coverage SUITES=kunit: only those of qemu/suites-coverage.
 SUITES ?=
 export SUITES
 
@@ -42,8 +43,8 @@ help:
 	@echo "make mutants    fuzz each mutant of kmod/tests/mutants on 10 seeds, run debugfs-shell"
 	@echo "                and kunit on it; fails unless all are killed; docs/generated/mutants.md"
 	@echo "                (MUTANTS='a b': only those, out/mutants/; MUTANT_ARGS: run options)"
-	@echo "make coverage   the guest suites on a gcov build; line and branch coverage of kmod/*.c"
-	@echo "                in docs/generated/coverage.md and out/coverage; fails if a suite fails"
+	@echo "make coverage   the guest suites on a gcov build (SUITES=kunit: only those); line and"
+	@echo "                branch coverage in docs/generated/coverage[-kunit].md, out/coverage"
 	@echo "make clean      remove out/; make distclean also drops $(RBTI_CACHE)"
 
 deps:
