@@ -19,12 +19,18 @@ big_write() {
 # stay quiet as well. (On this guest the loops under the lock take under
 # 2 s, so the detector alone does not catch a loop without cond_resched()
 # here; a slower machine or a longer loop would.)
+# A kernel without the soft-lockup detector (the coverage flavour) runs
+# the writes all the same; only the threshold's two checks are skipped.
 test_big_batch() {
 	_wd=/proc/sys/kernel/watchdog_thresh
-	# cat, not read: the shell's read takes a byte a time, and a sysctl
-	# file gives nothing at a position past 0 ("10" would read as "1").
-	_wd_was=$(cat "$_wd")
-	echo 1 >"$_wd"
+	_wd_was=
+	if [ -w "$_wd" ]; then
+		# cat, not read: the shell's read takes a byte a time, and a
+		# sysctl file gives nothing at a position past 0 ("10" would
+		# read as "1").
+		_wd_was=$(cat "$_wd")
+		echo 1 >"$_wd"
+	fi
 	for t in santos_dup overstreet_dup; do
 		put "$D/$t/clear" 1
 		if big_write "$D/$t/insert" 1 131072 ' '; then
@@ -46,6 +52,11 @@ test_big_batch() {
 			"$(dump_field "$t" count) $(get "$D/$t/check")" "65536 ok"
 		put "$D/$t/clear" 1
 	done
+	if [ -z "$_wd_was" ]; then
+		skip "watchdog_thresh set back" "no $_wd: no soft-lockup detector"
+		skip "watchdog_thresh was more than the 1 s used here" "no $_wd"
+		return
+	fi
 	echo "$_wd_was" >"$_wd"
 	is "watchdog_thresh set back to $_wd_was" "$(cat "$_wd")" "$_wd_was"
 	is "watchdog_thresh was more than the 1 s used here" "$([ "$_wd_was" -gt 1 ] && echo yes)" yes
