@@ -87,6 +87,7 @@ int main(void)
 	long k;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
+	printf("# a tree of %u keys\n", NKEYS);
 	/* Keys 0, 2, 4, ...: every odd key falls between two of them. */
 	for (h = 0; h < NKEYS; h++) {
 		objs[h].key = 2L * h;
