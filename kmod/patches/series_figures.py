@@ -155,11 +155,15 @@ def builds(table: Table) -> str:
     return f"{len(names)} builds ({', '.join(names[:-1])}, and {names[-1]})"
 
 
-def climb(text: str) -> dict[int, float]:
-    """hint-climb.md: the mean parent reads a climb, by distance."""
+def climb(text: str) -> tuple[dict[int, float], str]:
+    """hint-climb.md: the mean parent reads a climb, by distance, and the
+    tree's size as the page writes it ("65,535")."""
     table = find(tables(text), "hint-climb.md", "`find_near()` and `insert_near()`")
+    keys = re.search(r"tree of ([\d,]+) keys", table.caption)
+    if not keys:
+        raise FigureError("hint-climb.md: the table names no tree size")
     d, mean = table.column("d"), table.column("parent reads a climb (mean)")
-    return {int(row[d]): float(row[mean]) for row in table.rows}
+    return {int(row[d]): float(row[mean]) for row in table.rows}, keys.group(1)
 
 
 def hint_ratio(table: Table, op: str, hint: str) -> float:
@@ -173,7 +177,7 @@ def hint_ratio(table: Table, op: str, hint: str) -> float:
 def cost_paragraph(bench: str | None = None, hints: str | None = None) -> str:
     """The paragraph, wrapped at 72 columns, from the two pages' texts."""
     page = tables(BENCH.read_text() if bench is None else bench)
-    reads = climb(CLIMB.read_text() if hints is None else hints)
+    reads, keys = climb(CLIMB.read_text() if hints is None else hints)
     run = meta(page)
     for key in ("command", "commit", "machine"):
         if key not in run:
@@ -191,6 +195,9 @@ def cost_paragraph(bench: str | None = None, hints: str | None = None) -> str:
     if not nodes:
         raise FigureError("bench.md: the hint table names no tree size")
 
+    sizes = [name[2:] for name in same.header if name.startswith("N=")]
+    if not sizes:
+        raise FigureError("bench.md: the ratio table has no N= column")
     santos_same, santos_bold = [], 0
     for op in ("insert", "find_hit"):
         values, bold = ratios(same, "santos", op)
@@ -219,7 +226,7 @@ def cost_paragraph(bench: str | None = None, hints: str | None = None) -> str:
         f"What it costs, measured in userspace over tools/lib/rbtree.c built "
         f"with the kernel's code-generation flags (gcc {gcc.group(1)}, random "
         f"keys; instructions per operation at N = {size} under valgrind, profile "
-        f"{profile}; times at N = 1000 and 10000 as medians of paired ratios, "
+        f"{profile}; times at N = {' and '.join(sizes)} as medians of paired ratios, "
         f"in {builds(same)}; {run['command']} of rbtree-inspector "
         f"{run['commit']}, {cpus.group(2)}-CPU {cpus.group(1)}): "
         f"a unique RB_DEFINE_INTERFACE() tree runs {ir(count, 'santos', 'insert')} "
@@ -239,7 +246,7 @@ def cost_paragraph(bench: str | None = None, hints: str | None = None) -> str:
         f"instructions per insert.  A hint d positions from the key costs a climb "
         f"of {reads[1]:.2f} parent reads on average at d = 1 and log2(d) + "
         f"{span(extra, '{:.2f}', ' to ')} for d = {near[0]} to {near[-1]} "
-        f"({reads[near[-1]]:.2f} at d = {near[-1]}, on 65,535 keys) before the "
+        f"({reads[near[-1]]:.2f} at d = {near[-1]}, on {keys} keys) before the "
         f"descent, so insert_near() and find_near() take "
         f"{hint_ratio(hint, 'insert_near', 'd1'):.2f}x and "
         f"{hint_ratio(hint, 'find_near', 'd1'):.2f}x the time of a search from "

@@ -79,11 +79,22 @@ def test_a_ratio_outside_the_noise_floor_withdraws_the_verdict():
 
 def test_the_climb_comes_from_hint_climb_md():
     page = edit_cell(CLIMB, ("1024",), 2, lambda cell: "13.50")
-    reads = figures.climb(page)
+    reads, keys = figures.climb(page)
     low = min(reads[d] - math.log2(d) for d in reads if 2 <= d <= 1024)
     text = flat(figures.cost_paragraph(BENCH, page))
-    assert "(13.50 at d = 1024, on 65,535 keys)" in text
+    assert f"(13.50 at d = 1024, on {keys} keys)" in text
     assert f"log2(d) + {low:.2f} to 3.50 for d = 2 to 1024" in text
+    # The tree's size too is the page's.
+    assert f"tree of {keys} keys" in page
+    resized = page.replace(f"tree of {keys} keys", "tree of 4,095 keys")
+    assert "(13.50 at d = 1024, on 4,095 keys)" in flat(figures.cost_paragraph(BENCH, resized))
+
+
+def test_the_sizes_timed_are_the_ratio_tables_columns():
+    text = flat(figures.cost_paragraph(BENCH, CLIMB))
+    assert "times at N = 1000 and 10000 as medians" in text
+    page = BENCH.replace("| N=1000 | N=10000 |", "| N=1000 | N=20000 |")
+    assert "times at N = 1000 and 20000 as medians" in flat(figures.cost_paragraph(page, CLIMB))
 
 
 @pytest.mark.parametrize("cut, message", [
