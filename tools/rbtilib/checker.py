@@ -61,6 +61,12 @@ CLASSES = ("cycle", "shared", "unreachable", "order", "dup-order",
            "leftmost", "rightmost", "augment", "height", "latch")
 """The check classes of the contract's table."""
 
+SHOWN = 10
+"""Violations printed per tree unless asked for more: ``rbti check``
+(``--max``), ``viz/render --violation`` (``--max-violations``) and the
+blamed paths ``rbti show`` keeps from folding; each says how many more
+there are."""
+
 MAX_DEPTH = 128
 """The module's walks stop below this many levels (``error depth``)."""
 

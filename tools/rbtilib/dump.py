@@ -31,13 +31,18 @@ _OPTIONAL = ("nodes",)
 """Header lines an older module does not write (``nodes``, added with the
 ``lost`` lines)."""
 
-_ID = r"(0|[1-9][0-9]*)"
-_LINK = r"(-|\?|0|[1-9][0-9]*)"
-_NODE = re.compile(rf"(node|lost) {_ID} (0|-?[1-9][0-9]*) ([RB]) {_LINK} "
-                   rf"{_LINK} {_LINK} (-|0|-?[1-9][0-9]*)"
-                   r"(?: (0|-?[1-9][0-9]*))?\Z", re.ASCII)
-"""A well-formed node line; anything else takes the slow path, which
-names the bad field."""
+_DIGITS = 20
+"""The most digits a number of a dump has (2^64-1 has 20): a longer one is
+out of range before it is converted (Python's int() refuses strings of
+over 4,300 digits with a ValueError of its own)."""
+_NUM = rf"[1-9][0-9]{{0,{_DIGITS - 1}}}"
+_ID = rf"(0|{_NUM})"
+_LINK = rf"(-|\?|0|{_NUM})"
+_NODE = re.compile(rf"(node|lost) {_ID} (0|-?{_NUM}) ([RB]) {_LINK} "
+                   rf"{_LINK} {_LINK} (-|0|-?{_NUM})"
+                   rf"(?: (0|-?{_NUM}))?\Z", re.ASCII)
+"""A well-formed node line whose numbers have at most _DIGITS digits;
+anything else takes the slow path, which names the bad field."""
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/-]*\Z", re.ASCII)
 """A tree or aug name; ':' and '/' for trees read from kernel memory
 (``cfs/cpu0``, ``kernfs:/sys/module``)."""
@@ -58,11 +63,21 @@ def parse_int(text: str, lo: int = S64_MIN, hi: int = S64_MAX) -> int:
     digits = text[1:] if text[:1] == "-" else text
     if not (digits.isascii() and digits.isdigit()) or \
             (digits[0] == "0" and len(text) > 1):
-        raise ValueError(f"not a decimal number: {text!r}")
+        raise ValueError(f"not a decimal number: {quoted(text)}")
+    if len(digits) > _DIGITS:
+        raise ValueError(f"{len(digits)} digits: out of range [{lo}, {hi}]")
     value = int(text)
     if not lo <= value <= hi:
         raise ValueError(f"{text} is out of range [{lo}, {hi}]")
     return value
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """*text* as repr() quotes it, cut to *limit* characters (a message
+    about a huge field stays one short line)."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text)} characters)"
 
 
 def _int(lineno: int, text: str, what: str, lo: int = S64_MIN,
@@ -70,7 +85,7 @@ def _int(lineno: int, text: str, what: str, lo: int = S64_MIN,
     try:
         return parse_int(text, lo, hi)
     except ValueError as e:
-        raise DumpError(lineno, f"bad {what} {text!r} ({e})") from None
+        raise DumpError(lineno, f"bad {what} {quoted(text)} ({e})") from None
 
 
 def _ref(lineno: int, text: str, what: str, unknown: bool = False,
@@ -136,11 +151,11 @@ def _node(lineno: int, fields: list, augmented: bool,
                         + (" (the 9th is VALUE)" if valued else ""))
     color = fields[3]
     if color not in ("R", "B"):
-        raise DumpError(lineno, f"bad color {color!r}")
+        raise DumpError(lineno, f"bad color {quoted(color)}")
     if augmented:
         aug = _int(lineno, fields[7], "aug", S64_MIN, key_max)
     elif fields[7] != "-":
-        raise DumpError(lineno, f"aug {fields[7]!r} on a tree without "
+        raise DumpError(lineno, f"aug {quoted(fields[7])} on a tree without "
                         "'augmented' (expected '-')")
     else:
         aug = None
@@ -191,7 +206,7 @@ class _Parser:
             self.header[want] = None        # an older module's dump
             want = tag
         if self.nodes or self.lost or self.error or tag != want:
-            raise DumpError(lineno, f"unexpected {tag!r} line (expected "
+            raise DumpError(lineno, f"unexpected {quoted(tag)} line (expected "
                             f"{want!r})")
         if len(fields) != 2:
             raise DumpError(lineno, f"{tag} line has {len(fields)} fields, "
@@ -200,10 +215,10 @@ class _Parser:
         flags = self.header.get("flags", frozenset())
         if tag == "tree":
             if not _NAME.match(value):
-                raise DumpError(lineno, f"bad tree name {value!r}")
+                raise DumpError(lineno, f"bad tree name {quoted(value)}")
         elif tag == "api":
             if value not in APIS:
-                raise DumpError(lineno, f"unknown api {value!r}")
+                raise DumpError(lineno, f"unknown api {quoted(value)}")
         elif tag == "flags":
             try:
                 value = parse_flags(value)
@@ -220,7 +235,7 @@ class _Parser:
             value = _ref(lineno, value, tag, id_min=self.id_min())
             if value is not None and tag not in flags:
                 raise DumpError(lineno, f"{tag} {value} on a tree without "
-                                f"the {tag!r} cache (expected '-')")
+                                f"the {quoted(tag)} cache (expected '-')")
         elif tag == "aug":
             want = aug_rule(flags) or "-"
             # A kernel tree names its own augmented value (e.g.
@@ -229,7 +244,7 @@ class _Parser:
                     _NAME.match(value):
                 want = value
             if value != want:
-                raise DumpError(lineno, f"aug {value!r}, expected {want!r} "
+                raise DumpError(lineno, f"aug {quoted(value)}, expected {want!r} "
                                 f"on a tree {'with' if want != '-' else 'without'}"
                                 " 'augmented'")
             value = None if value == "-" else value
@@ -250,7 +265,7 @@ class _Parser:
         if want is None:
             raise DumpError(lineno, "value line on a tree without 'value'")
         if fields[1] != want:
-            raise DumpError(lineno, f"value {fields[1]!r}, expected "
+            raise DumpError(lineno, f"value {quoted(fields[1])}, expected "
                             f"{want!r}")
         self.value = want
 
@@ -275,7 +290,7 @@ class _Parser:
         words = fields[1].split(",")
         if len(set(words)) != len(words) or \
                 not set(words) <= set(HEX_FIELDS):
-            raise DumpError(lineno, f"bad hex fields {fields[1]!r} "
+            raise DumpError(lineno, f"bad hex fields {quoted(fields[1])} "
                             "(expected key, aug or key,aug)")
         if "aug" in words and self.header["aug"] is None:
             raise DumpError(lineno, "hex aug on a tree without an aug")
@@ -327,7 +342,7 @@ class _Parser:
                 "height" if copy.height < 0 else "node")
         if tag in ("root", "height"):
             if tag != step or len(fields) != 2:
-                raise DumpError(lineno, f"unexpected copy 1 {tag!r} line "
+                raise DumpError(lineno, f"unexpected copy 1 {quoted(tag)} line "
                                 f"(expected {step!r})")
             if tag == "root":
                 copy.root = _ref(lineno, fields[1], "copy 1 root",
@@ -335,7 +350,7 @@ class _Parser:
             else:
                 copy.height = _int(lineno, fields[1], "copy 1 height", 0)
         elif step != "node":
-            raise DumpError(lineno, f"unexpected {tag!r} line in copy 1 "
+            raise DumpError(lineno, f"unexpected {quoted(tag)} line in copy 1 "
                             f"(expected {step!r})")
         elif tag == "node":
             if copy.error is not None:
@@ -365,7 +380,7 @@ class _Parser:
                 raise DumpError(lineno, f"copy 1 end {self.copy_end} but "
                                 f"{len(copy.nodes)} node lines")
         else:
-            raise DumpError(lineno, f"unexpected {tag!r} line in copy 1")
+            raise DumpError(lineno, f"unexpected {quoted(tag)} line in copy 1")
 
     def line(self, lineno: int, line: str) -> None:
         if self.end is not None:
@@ -422,7 +437,7 @@ class _Parser:
         elif tag in _HEADER:
             self.header_line(lineno, tag, fields)
         else:
-            raise DumpError(lineno, f"unknown record {tag!r}")
+            raise DumpError(lineno, f"unknown record {quoted(tag)}")
 
     def tree(self) -> Tree:
         h = self.header

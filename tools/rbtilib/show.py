@@ -25,7 +25,13 @@ on it.  A link that is no edge of the tree (:mod:`rbtilib.shape`: a cycle, a
 shared node, or an id missing from the dump) is a ``→ #ID (WHY)`` line,
 and a node the walk does not reach an ``unreachable:`` line.  Subtrees
 deeper than the depth limit are one ``… N nodes, keys A..B`` line each;
-the nodes on the way to a blamed node are always drawn.
+the nodes on the way to the first ten blamed nodes
+(:data:`~rbtilib.checker.SHOWN`) are drawn whatever their depth, a fold
+hiding other blamed nodes ends in ``!! N violations``, and a last line
+says how many violations the drawing leaves out (``… and N more
+violations not drawn``).  Lines deeper than :data:`INDENT_CAP` levels
+start with ``⋯`` in place of the levels above: the drawing of a
+corrupted chain of any depth stays linear in its size.
 
 The drawing is computed in one pass over the nodes (O(n)): a 1,000-node
 tree takes a few milliseconds on the host.
@@ -101,19 +107,55 @@ def _fit_depth(shape: _Shape, budget: int) -> int | None:
     return best
 
 
-def _keep(tree: Tree, shape: _Shape, blamed) -> set:
-    """Blamed nodes and every node above them: never folded away."""
+def _keep(shape: _Shape, blamed, max_depth: int) -> tuple[set, dict]:
+    """Which nodes deeper than *max_depth* stay drawn, and what folding
+    hides: ``(keep, hidden)``.
+
+    *blamed* maps node ids to their violations in the checker's order.
+    The first :data:`~rbtilib.checker.SHOWN` blamed nodes below the depth
+    limit, and every node above them, are never folded; *hidden* maps each
+    node to the number of violations blamed on its subtree and not drawn
+    (the fold line's ``!!``).  A deep corrupted tree, where every node is
+    blamed, so draws at most SHOWN paths: output and memory grow no faster
+    than the tree (O(n) together), not as its depth times its size.
+    """
     up = {}
     for nid, slots in shape.kids.items():
         for slot in slots:
             if slot and slot[0] == "node":
                 up[slot[1]] = nid
-    keep = set()
-    for nid in blamed:
-        while nid in shape.depth and nid not in keep:
-            keep.add(nid)
-            nid = up.get(nid)
-    return keep
+    keep: set = set()
+    hidden: dict = {}
+    kept = 0
+    for nid, found in blamed.items():
+        if shape.depth.get(nid, 0) <= max_depth:
+            continue
+        if kept < checker.SHOWN:
+            kept += 1
+            while nid in shape.depth and nid not in keep:
+                keep.add(nid)
+                nid = up.get(nid)
+        else:
+            hidden[nid] = hidden.get(nid, 0) + len(found)
+    if hidden:
+        for nid in reversed(shape.order):       # children before parents
+            if nid in hidden and nid in up:
+                hidden[up[nid]] = hidden.get(up[nid], 0) + hidden[nid]
+    return keep, hidden
+
+
+INDENT_CAP = 32
+"""Levels of indent drawn: a line deeper than this starts with ``⋯``
+in place of the levels above the last INDENT_CAP - 1, so that a line's
+length, and the drawing of a deep chain, stays linear in its depth."""
+
+
+def _indent(prefix: str, unit: str) -> str:
+    """*prefix* one level deeper (*unit*, 4 characters), cut to
+    :data:`INDENT_CAP` levels."""
+    if len(prefix) < 4 * INDENT_CAP:
+        return prefix + unit
+    return "⋯   " + prefix[8:] + unit
 
 
 class _Style:
@@ -153,7 +195,11 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
     for v in violations:
         if v.node is not None:
             blamed.setdefault(v.node, []).append(v)
-    keep = _keep(tree, shape, blamed) if max_depth is not None else set()
+    keep, hidden = _keep(shape, blamed, max_depth) \
+        if max_depth is not None else (set(), {})
+    hidden_total = sum(len(blamed[nid]) for nid in hidden
+                       if nid in blamed and nid not in keep and
+                       shape.depth[nid] > (max_depth or 0))
     key_count: dict = {}
     for node in nodes.values():
         key_count[node.key] = key_count.get(node.key, 0) + 1
@@ -180,11 +226,16 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
         return " ".join(parts)
 
     def folded(nid: int) -> str:
-        # Blamed nodes and their ancestors are never folded (keep).
+        # The first SHOWN blamed nodes and their ancestors are never
+        # folded (keep); the others are counted on the fold.
         n = shape.size[nid]
-        return (f"… {n} node{'s' if n != 1 else ''}, keys "
+        text = (f"… {n} node{'s' if n != 1 else ''}, keys "
                 f"{style.num('key', shape.low[nid])}.."
                 f"{style.num('key', shape.high[nid])}")
+        if hidden.get(nid):
+            text += style.warn(f" !! {hidden[nid]} violation"
+                               f"{'s' if hidden[nid] != 1 else ''}")
+        return text
 
     title = (f"{tree.name} ({tree.api}: {format_flags(tree.flags)}): "
              f"{tree.count} node{'s' if tree.count != 1 else ''}, "
@@ -209,10 +260,13 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
             conn = {"": "", "L": "┌── ", "R": "└── "}[side]
             # The bar from a node to its parent runs past the subtree on
             # the parent's side: the right one of a left child, and so on.
-            left_prefix = prefix + {"": "", "L": "    ", "R": "│   "}[side]
-            right_prefix = prefix + {"": "", "L": "│   ", "R": "    "}[side]
+            left_prefix = _indent(prefix, {"": "", "L": "    ",
+                                           "R": "│   "}[side])
+            right_prefix = _indent(prefix, {"": "", "L": "│   ",
+                                            "R": "    "}[side])
             if (max_depth is not None and shape.depth[nid] > max_depth
-                    and nid not in keep and shape.size[nid] > 1):
+                    and nid not in keep and (shape.size[nid] > 1 or
+                                             nid in hidden)):
                 out.append(prefix + conn + folded(nid))
                 continue
             todo = []
@@ -238,9 +292,15 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
     lost = getattr(tree, "lost", None) or ()
     for node in (lost.values() if isinstance(lost, dict) else lost):
         out.append(style.warn("lost: ") + label_free(node, style))
-    for v in violations:
-        if v.node is None or v.node not in shape.depth:
-            out.append(style.warn(str(v)))
+    apart = [v for v in violations
+             if v.node is None or v.node not in shape.depth]
+    out.extend(style.warn(str(v)) for v in apart[:checker.SHOWN])
+    more = max(0, len(apart) - checker.SHOWN) + hidden_total
+    if more:
+        out.append(style.warn(
+            f"… and {more} more violation{'s' if more != 1 else ''} "
+            f"not drawn (rbti check --max {len(violations)} lists all "
+            f"{len(violations)})"))
     return "\n".join(out) + "\n"
 
 

@@ -156,16 +156,34 @@ def write_repro(out: str, config: "Config", info: TreeInfo, ops: list,
     return base + ".json"
 
 
+def _no_constant(name: str):
+    """json's parse_constant: ``NaN``, ``Infinity`` and ``-Infinity`` are
+    no JSON (RFC 8259), and never in a repro file."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def read_repro(path: str) -> dict:
-    """Load a repro file; ValueError if it is not one."""
-    with open(path) as f:
-        data = json.load(f)
+    """Load a repro file; ValueError if it is not one (including JSON
+    with NaN or Infinity, nesting deeper than Python's recursion limit,
+    or a key that is not an integer); OSError if it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError(f"{path}: not an rbti repro file (JSON nested "
+                         "too deeply)") from None
+    except ValueError as e:     # JSONDecodeError, UnicodeDecodeError
+        raise ValueError(f"{path}: not an rbti repro file ({e})") from None
     if not isinstance(data, dict) or data.get("rbti-repro") != 1 or \
             not isinstance(data.get("tree"), str) or "ops" not in data:
         raise ValueError(f"{path}: not an rbti repro file")
     try:
-        data["ops"] = [(str(c), int(k)) for c, k in data["ops"]]
+        ops = [(c, k) for c, k in data["ops"]]
     except (TypeError, ValueError):
-        raise ValueError(f"{path}: not an rbti repro file (bad ops)") \
-            from None
+        ops = None
+    if ops is None or not all(isinstance(c, str) and type(k) is int
+                              for c, k in ops):
+        raise ValueError(f"{path}: not an rbti repro file (bad ops: each "
+                         "is [COMMAND, INTEGER KEY])")
+    data["ops"] = ops
     return data

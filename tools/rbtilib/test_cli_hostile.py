@@ -10,6 +10,7 @@ import pytest
 from rbtilib import cli, record
 from rbtilib.driver import ReplyError
 from rbtilib.dump import UNKNOWN, format_dump, parse_dump
+from tests_support.hostile import chain, huge_header, huge_number
 from tests_support.trees import FakeDebugfs
 
 TREE = "santos"
@@ -55,11 +56,20 @@ HOSTILE = {
     "garbage": lambda: "\x00\xff not a dump\n",
     "huge-line": lambda: "tree " + "x" * 1_000_000 + "\n",
     "huge": _huge,
+    "deep-chain": lambda: chain(2000),
+    # Numbers of over 4,300 digits: past Python's int() limit, a
+    # ValueError of its own that escaped the parser's fast path.
+    "huge-key": lambda: huge_number(_santos().dump_text(TREE), 2),
+    "huge-id": lambda: huge_number(_santos().dump_text(TREE), 1),
+    "huge-link": lambda: huge_number(_santos().dump_text(TREE), 5),
+    "huge-count": lambda: huge_header(_santos().dump_text(TREE), "count"),
+    "huge-key-21": lambda: huge_number(_santos().dump_text(TREE), 2, 21),
 }
 """Dumps a user may well hold: the corrupted trees rbti exists for, and
 files that are not dumps at all."""
 
-PARSES = {"unknown-links", "cycle", "shared", "detached", "huge"}
+PARSES = {"unknown-links", "cycle", "shared", "detached", "huge",
+          "deep-chain"}
 
 
 class Hostile(FakeDebugfs):
@@ -101,7 +111,8 @@ COMMANDS = [["check"], ["check", "--json"], ["dump"], ["dump", "--json"],
 def test_hostile_live_dump(name, argv, texts, capsys):
     """A hostile live tree: the verdict or the drawing, or exit 1 naming
     the tree; the other trees of --all are still handled."""
-    if name == "huge" and argv[0] == "show" and "--json" not in argv:
+    if name in ("huge", "deep-chain") and argv[0] == "show" and \
+            "--json" not in argv:
         argv = argv + ["--max-depth", "3"]
     for select in ([TREE], ["--all"]):
         status, out, err = run(argv + select, Hostile(texts[name]), capsys)
@@ -124,7 +135,8 @@ def test_hostile_saved_dump(name, argv, texts, capsys, tmp_path, monkeypatch):
     """The same dumps as files and on stdin, without debugfs."""
     path = tmp_path / f"{name}.dump"
     path.write_bytes(texts[name].encode("latin-1"))
-    if name == "huge" and argv[0] == "show" and "--json" not in argv:
+    if name in ("huge", "deep-chain") and argv[0] == "show" and \
+            "--json" not in argv:
         argv = argv + ["--max-depth", "3"]
     for arg, stdin in ((str(path), None), ("-", texts[name])):
         status, out, err = run(argv + [arg], FakeDebugfs(), capsys, stdin,
@@ -135,6 +147,13 @@ def test_hostile_saved_dump(name, argv, texts, capsys, tmp_path, monkeypatch):
             assert status == 1 and "dump line " in out + err, (out, err)
         else:
             assert status in (0, 1)
+        if name == "deep-chain" and argv[0] in ("check", "show") and \
+                "--json" not in argv:
+            # 2,000 nodes, 2,000 violations: ten drawn or printed, and
+            # a line for the rest (each line's indent bounded too).
+            assert len(out) < 30_000, len(out)
+            assert ("… and 1990 more violations" if argv[0] == "check" else
+                    "… and 1987 more violations not drawn") in out, out[-300:]
 
 
 @pytest.mark.parametrize("name", ["unknown-links", "cycle", "truncated",
@@ -201,13 +220,44 @@ def test_bad_argument_combinations(argv, capsys):
     assert err.strip().splitlines()[-1].startswith("rbti")
 
 
-@pytest.mark.parametrize("data", ['[1, 2]', '{"rbti-repro": 1, "tree": '
-                                  '"santos", "ops": [["i"]]}', "{", ""])
+REPRO = '{"rbti-repro": 1, "tree": "santos", "ops": [%s]}'
+
+
+@pytest.mark.parametrize("data", [
+    '[1, 2]', REPRO % '["i"]', "{", "", REPRO % '["i", Infinity]',
+    REPRO % '["i", NaN]', REPRO % '["i", -Infinity]', REPRO % '["i", 1.5]',
+    REPRO % '["i", "5"]', REPRO % '["i", true]', REPRO % '[1, 2]',
+    "[" * 200_000 + "]" * 200_000, REPRO % ("[" * 200_000 + "]" * 200_000),
+    REPRO % '["i", %s]' % ("9" * 5000), b"\xff\xfe{}"],
+    ids=lambda d: d[:40] if len(d) < 60 else f"{d[:20]}...{len(d)}")
 def test_hostile_repro_files(data, capsys, tmp_path):
+    """A file that is no repro (not JSON, NaN or Infinity, nesting deeper
+    than Python's recursion, a key that is no integer): exit 2 and a usage
+    message naming the file, before any tree is touched (read_repro runs
+    inside argparse)."""
     path = tmp_path / "r.json"
-    path.write_text(data)
+    path.write_bytes(data if isinstance(data, bytes) else data.encode())
     status, _, err = run(["replay", str(path)], FakeDebugfs(), capsys)
-    assert status == 2 and "repro file" in err or "not an rbti repro" in err
+    assert status == 2, err
+    assert f"argument file: {path}: not an rbti repro file" in err, err
+
+
+@pytest.mark.parametrize("argv", [["check"], ["check", "--max", "3"],
+                                  ["check", "--max", "all"]], ids=" ".join)
+def test_check_says_how_many_more(argv, texts, capsys, tmp_path):
+    """``rbti check`` prints --max violations (10 by default) and a last
+    line with how many more; --max all prints every one."""
+    path = tmp_path / "chain.dump"
+    path.write_text(chain(40))
+    status, out, _ = run(argv + [str(path)], FakeDebugfs(), capsys)
+    shown = {"check": 10, "3": 3, "all": 40}[argv[-1]]
+    lines = out.splitlines()
+    assert status == 1 and sum(": fail " in line for line in lines) == shown
+    if shown < 40:
+        assert lines[-1] == f"chain: … and {40 - shown} more violations " \
+            "(--max all prints them)"
+    else:
+        assert "more violation" not in out
 
 
 def test_unknown_links_dump_lines(texts, capsys):

@@ -228,11 +228,14 @@ def render_series(outdir: str | Path) -> list[Path]:
     outdir = Path(outdir)
     pages = []
     for data_file in sorted(outdir.glob(f"*/{FRAMES_JSON}")):
-        data = json.loads(data_file.read_text())
+        data = read_frames_json(data_file)
         deferred = data.get("deferred")
         if deferred is None:
             continue
         tree_dir = data_file.parent
+        for frame in data["frames"]:
+            for path in (tree_dir / frame["file"], _dump_path(tree_dir, frame)):
+                _inside(path, tree_dir, data_file)
         trees = []
         for frame in data["frames"]:
             dump = _dump_path(tree_dir, frame)
@@ -246,6 +249,69 @@ def render_series(outdir: str | Path) -> list[Path]:
     if pages:
         write_top_index(outdir)
     return pages
+
+
+_FRAME_FILE = re.compile(r"frame_\d{5,}\.(svg|png)\Z", re.ASCII)
+"""A frame's ``file`` in frames.json: a plain name in the tree's
+directory (never a path: frames.json is input, and a frame names both
+the dump it reads and the image it writes)."""
+_RENDER_OPTS = {"max_depth", "collapse_over", "title", "highlight_violation",
+                "layout", "fmt"}
+
+
+def _bad(data_file: Path, why: str) -> ValueError:
+    return ValueError(f"{data_file}: not a flipbook's frames.json ({why})")
+
+
+def read_frames_json(data_file: Path) -> dict:
+    """``frames.json`` checked against the form :class:`Series` writes
+    (module docstring); ValueError naming the file and what is wrong:
+    not JSON, not an object, a frame whose ``file`` is no plain
+    ``frame_NNNNN.svg|png`` name, a field of the wrong type."""
+    try:
+        data = json.loads(data_file.read_text(encoding="utf-8"),
+                          parse_constant=lambda c: float("nan"))
+    except RecursionError:
+        raise _bad(data_file, "JSON nested too deeply") from None
+    except ValueError as err:       # JSONDecodeError, UnicodeDecodeError
+        raise _bad(data_file, str(err)) from None
+    if not isinstance(data, dict) or not isinstance(data.get("tree"), str) \
+            or not isinstance(data.get("frames"), list):
+        raise _bad(data_file, 'expected {"tree": NAME, "frames": [...]}')
+    for n, frame in enumerate(data["frames"], 1):
+        if not isinstance(frame, dict):
+            raise _bad(data_file, f"frame {n} is not an object")
+        name = frame.get("file")
+        if not isinstance(name, str) or not _FRAME_FILE.match(name):
+            raise _bad(data_file, f"frame {n}: file {name!r} is not a "
+                       "frame_NNNNN.svg or .png name in its directory")
+        if not all(type(frame.get(k)) is int for k in ("first_op", "last_op")) \
+                or not isinstance(frame.get("ops"), list) \
+                or not all(isinstance(op, str) for op in frame["ops"]) \
+                or not isinstance(frame.get("highlight", []), list) \
+                or not all(type(h) is int for h in frame.get("highlight", [])):
+            raise _bad(data_file, f"frame {n}: first_op, last_op, ops or "
+                       "highlight of the wrong type")
+        frame.setdefault("highlight", [])
+    deferred = data.get("deferred")
+    if deferred is not None and (
+            not isinstance(deferred, dict) or
+            not isinstance(deferred.get("render_opts"), dict) or
+            not set(deferred["render_opts"]) <= _RENDER_OPTS):
+        raise _bad(data_file, "deferred must be {\"render_opts\": {...}} "
+                   f"with options among {', '.join(sorted(_RENDER_OPTS))}")
+    return data
+
+
+def _inside(path: Path, tree_dir: Path, data_file: Path) -> None:
+    """ValueError unless *path*, symlinks resolved, lies in *tree_dir*,
+    itself in the flipbook directory (a link to elsewhere would make
+    render_series read or write outside it)."""
+    home = tree_dir.resolve()
+    if home.parent != tree_dir.parent.resolve() or \
+            path.resolve().parent != home:
+        raise _bad(data_file, f"{path.name} leads outside {tree_dir} "
+                   "(a symbolic link)")
 
 
 def frame_heading(frame: dict) -> str:
@@ -354,7 +420,10 @@ def write_top_index(outdir: str | Path) -> Path:
     outdir = Path(outdir)
     rows = []
     for data_file in sorted(outdir.glob(f"*/{FRAMES_JSON}")):
-        data = json.loads(data_file.read_text())
+        try:
+            data = read_frames_json(data_file)
+        except ValueError:
+            continue                # not a flipbook of ours: no row
         frames = data["frames"]
         name = data_file.parent.name
         ops = frames[-1]["last_op"] if frames else 0

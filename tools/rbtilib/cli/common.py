@@ -113,6 +113,12 @@ def at_least(low: int):
     return parse
 
 
+def count_or_all(text: str) -> int | None:
+    """A converter of a count of at least 1, or ``all`` (None: no
+    limit); ``--max`` of check and viz/render's ``--max-violations``."""
+    return None if text == "all" else at_least(1)(text)
+
+
 def add_selection(p, files: bool = False, what: str = "trees") -> None:
     """The tree selection every subcommand shares: ``TREE...`` (with
     *files*, ``TREE|FILE|-``) or ``--all``."""

@@ -7,7 +7,7 @@ from .. import checker, jsondoc
 from ..driver import CheckResult, ReplyError
 from ..dump import format_flags, number_text, read_dump_file
 from .common import (EXIT_FAIL, EXIT_OK, UsageError, add_json, add_selection,
-                     at_least, dump_reader, is_saved_dump, print_json,
+                     count_or_all, dump_reader, is_saved_dump, print_json,
                      sources, tree_infos, typed)
 
 
@@ -113,6 +113,10 @@ def _print_verdict(v: dict) -> None:
         return
     for violation in v["_found"]:
         print(f"{label}: {violation}")
+    more = v["violation_count"] - len(v["_found"])
+    if more:
+        print(f"{label}: … and {more} more violation"
+              f"{'s' if more != 1 else ''} (--max all prints them)")
     if module is not None and not module.ok:
         print(f"{label}: {_module_line(module)}")
     if v["disagree"]:
@@ -193,6 +197,9 @@ def add_check(sub) -> None:
   rbti check --json --all
 """)
     add_selection(p, files=True)
-    p.add_argument("--max", type=typed(at_least(1), "count"), default=10,
-                   help="violations to print per tree (default 10)")
+    p.add_argument("--max", type=typed(count_or_all, "count"),
+                   default=checker.SHOWN, metavar="N|all",
+                   help="violations to print per tree (default "
+                   f"{checker.SHOWN}; 'all' for every one); a last line "
+                   "says how many more there are")
     dump_reader(p, cmd_check, "the verdicts", hex=False)
