@@ -30,10 +30,13 @@ the module.  The order (CONTRACT.md, issue 12):
       its key equals the previous node's but its id is smaller (ids come
       from a counter and equal keys go after their equals, so ids among
       equal keys increase); the later node is blamed;
-   d. leaving it (postorder), on ``augmented`` trees: ``augment`` if its
-      ``aug`` is not what the tree's rule (the ``aug`` header) makes of
-      its subtree: ``size``, its number of nodes; ``max`` and
-      ``interval-last``, the largest VALUE in it;
+   d. leaving it (postorder), on trees with an augment rule: ``augment``
+      if its ``aug`` is not what the rule makes of its subtree: ``size``,
+      its number of nodes; ``max`` (a module's ``max`` and
+      ``interval-last``), the largest VALUE in it; ``min``, the least;
+      ``sum``, the sum.  A module's tree has the rule its flags imply; a
+      tree read from kernel memory carries its own (``aug NAME RULE``);
+      an aug whose rule no one wrote is not checked (:func:`notes`);
 
 3. after the walk: ``count`` (root), ``leftmost`` / ``rightmost`` when
    cached (blaming the node the cache should point at), ``augment`` for a
@@ -52,7 +55,7 @@ derails it, and the walk ends even on a cyclic "tree".
 
 from collections.abc import Iterator
 
-from .dump import UNKNOWN, Tree, aug_rule
+from .dump import UNKNOWN, Tree, aug_rule, parse_rule, tree_rule
 from .record import record, replace
 from .shape import MISSING, Shape
 
@@ -97,8 +100,11 @@ class _Walk:
         self.tree = tree
         self.links = links
         self.dup = "dup" in tree.flags
-        self.augmented = "augmented" in tree.flags
-        self.by_max = aug_rule(tree.flags) in ("max", "interval-last")
+        rule = tree_rule(tree)
+        self.op = parse_rule(rule)[0] if rule else None
+        """The augment rule's operation: size, max, min, sum or None."""
+        self.module = "augmented" in tree.flags
+        """A module's tree: its messages are the module's."""
         self.first: int | None = None
         self.prev: int | None = None
         self.count = 0
@@ -112,12 +118,10 @@ class _Walk:
         """
         nodes = self.tree.nodes
         links = self.links
-        dup, augmented = self.dup, self.augmented
-        if augmented and self.by_max:
-            augmented = False
-            by_max = True
-        else:
-            by_max = False
+        dup = self.dup
+        augmented = self.op == "size"
+        by_value = self.op if self.op != "size" else None
+        aug_name = self.tree.aug
         first = prev = nil_blacks = None
         prev_key = 0
         count = height = 0
@@ -184,26 +188,39 @@ class _Walk:
                 size = frame[5]
                 if augmented and nodes[nid].aug != size:
                     aug = nodes[nid].aug
-                    yield Violation("augment", nid,
-                                    f"aug is {'-' if aug is None else aug}, "
-                                    f"its subtree has {size} nodes")
-                if by_max:
+                    yield Violation("augment", nid, (
+                        f"aug is {'-' if aug is None else aug}, its "
+                        f"subtree has {size} nodes" if self.module else
+                        f"{aug_name} is {aug}, size over its subtree is "
+                        f"{size}"))
+                if by_value:
                     node = nodes[nid]
-                    top = frame[6]
-                    if top is None or node.value > top:
-                        top = node.value
+                    top = _combine(by_value, node.value, frame[6])
                     if node.aug != top:
-                        yield Violation("augment", nid,
-                                        f"aug is {node.aug}, the largest "
-                                        f"{self.tree.value} in its subtree "
-                                        f"is {top}")
-                    if stack and (stack[-1][6] is None or
-                                  top > stack[-1][6]):
-                        stack[-1][6] = top
+                        yield Violation("augment", nid, (
+                            f"aug is {node.aug}, the largest "
+                            f"{self.tree.value} in its subtree is {top}"
+                            if self.module else
+                            f"{aug_name} is {node.aug}, {by_value} over its "
+                            f"subtree is {top} (rule {by_value}:"
+                            f"{self.tree.value})"))
+                    if stack:
+                        stack[-1][6] = _combine(by_value, top, stack[-1][6])
                 if stack:
                     stack[-1][5] += size
         self.first, self.prev = first, prev
         self.count, self.height = count, height
+
+
+def _combine(op: str, value: int, acc: int | None) -> int:
+    """*value* folded into *acc* (None: nothing yet) by the rule's *op*."""
+    if acc is None:
+        return value
+    if op == "max":
+        return value if value > acc else acc
+    if op == "min":
+        return value if value < acc else acc
+    return value + acc
 
 
 def _unreachable(tree: Tree, reached: dict) -> Violation | None:
@@ -332,6 +349,16 @@ def augmented_name_wrong(tree: Tree) -> bool:
     """True if an augmented tree's dump does not name the rule its flags
     call for (:func:`~rbtilib.dump.aug_rule`)."""
     return "augmented" in tree.flags and tree.aug != aug_rule(tree.flags)
+
+
+def notes(tree: Tree) -> list[str]:
+    """What the checker cannot check on *tree* and says so (not a
+    violation): an aug whose rule the dump does not carry (an older
+    ``rbti kernel`` dump)."""
+    if tree.aug is not None and tree_rule(tree) is None:
+        return [f"aug {tree.aug} is not checked: the dump names no augment "
+                "rule (aug NAME RULE; a dump of an older rbti kernel)"]
+    return []
 
 
 def check(tree: Tree) -> list[Violation]:

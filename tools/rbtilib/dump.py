@@ -15,14 +15,14 @@ every field must agree with the tree's flags.
 
 import re
 import sys
-from collections.abc import Iterator
 
 
 from .dumptypes import (  # noqa: F401 (re-exported: import them from here)
     APIS, AUG_RULES, FLAG_ORDER, HEX_FIELDS, ID_MAX, S64_MAX, S64_MIN,
     U64_MAX, UNKNOWN, UNKNOWN_PARENT, VALUE_NAMES, Copy, Node, Ref, Tree,
-    Unknown, aug_rule, flags_problem, format_flags, number_text,
-    parse_flags, value_name)
+    Unknown, aug_rule, flags_problem, format_flags, implied_rule,
+    number_text, parse_flags, parse_rule, tree_rule, value_name,
+    children, inorder, preorder)
 
 
 _HEADER = ("tree", "api", "flags", "count", "nodes", "root", "leftmost",
@@ -111,7 +111,7 @@ def _fast_node(line: str, augmented: bool, key_max: int = S64_MAX,
         return None
     if second is not None:
         second = int(second)
-        if not S64_MIN <= second <= S64_MAX:
+        if not S64_MIN <= second <= key_max:
             return None
     # Each test in the form the regex left possible (a link is '-', '?'
     # or digits); anything out of range goes to the slow path.
@@ -166,7 +166,8 @@ def _node(lineno: int, fields: list, augmented: bool,
                 left=_ref(lineno, fields[5], "left", True, id_min),
                 right=_ref(lineno, fields[6], "right", True, id_min),
                 aug=aug,
-                value=_int(lineno, fields[8], "value") if valued else None)
+                value=_int(lineno, fields[8], "value", S64_MIN, key_max)
+                if valued else None)
 
 
 def _fields(lineno: int, line: str) -> list:
@@ -198,6 +199,9 @@ class _Parser:
         self.copy: Copy | None = None
         """The latch ``copy 1`` section, once its line is read."""
         self.copy_end: int | None = None
+        self.rule: str | None = None
+        """The RULE of an ``aug NAME RULE`` line."""
+        self.rule_value: str | None = None
 
     def header_line(self, lineno: int, tag: str, fields: list) -> None:
         pos = len(self.header)
@@ -208,9 +212,10 @@ class _Parser:
         if self.nodes or self.lost or self.error or tag != want:
             raise DumpError(lineno, f"unexpected {quoted(tag)} line (expected "
                             f"{want!r})")
-        if len(fields) != 2:
+        if len(fields) != 2 and not (tag == "aug" and len(fields) == 3):
             raise DumpError(lineno, f"{tag} line has {len(fields)} fields, "
-                            "expected 2")
+                            "expected 2" + (" or 3 (aug NAME RULE)"
+                                            if tag == "aug" else ""))
         value = fields[1]
         flags = self.header.get("flags", frozenset())
         if tag == "tree":
@@ -248,7 +253,24 @@ class _Parser:
                                 f"on a tree {'with' if want != '-' else 'without'}"
                                 " 'augmented'")
             value = None if value == "-" else value
+            if len(fields) == 3:
+                self.rule_field(lineno, value, fields[2])
         self.header[tag] = value
+
+    def rule_field(self, lineno: int, aug: str | None, text: str) -> None:
+        """The RULE of ``aug NAME RULE``: only on a tree read from kernel
+        memory (``api kernel``; a module's tree has the rule its flags
+        imply); ``OP:V`` needs the ``value V`` line that follows."""
+        if aug is None or self.header.get("api") != "kernel" or \
+                "augmented" in self.header.get("flags", ()):
+            raise DumpError(lineno, "an augment rule on a tree whose rule "
+                            "follows from its flags (only an 'api kernel' "
+                            "tree's aug line carries one)")
+        try:
+            _, self.rule_value = parse_rule(text)
+        except ValueError as e:
+            raise DumpError(lineno, str(e)) from None
+        self.rule = text
 
     def value_line(self, lineno: int, fields: list) -> None:
         """``value NAME``: right after ``aug`` on a tree flagged
@@ -264,6 +286,8 @@ class _Parser:
         want = value_name(self.header["flags"])
         if want is None:
             raise DumpError(lineno, "value line on a tree without 'value'")
+        if self.header["api"] == "kernel" and _NAME.match(fields[1]):
+            want = fields[1]        # a kernel tree names its own VALUE
         if fields[1] != want:
             raise DumpError(lineno, f"value {quoted(fields[1])}, expected "
                             f"{want!r}")
@@ -276,6 +300,10 @@ class _Parser:
         if self.value is None and value_name(self.header["flags"]):
             raise DumpError(lineno, f"{what} before the 'value' line (a "
                             "tree flagged 'value' has one)")
+        if self.rule_value is not None and self.rule_value != self.value:
+            raise DumpError(lineno, f"{what}: the augment rule {self.rule} "
+                            f"needs the line 'value {self.rule_value}' "
+                            "(each node's VALUE is its own value)")
 
     def hex_line(self, lineno: int, fields: list) -> None:
         """``hex key``, ``hex aug`` or ``hex key,aug``: optional, right
@@ -447,7 +475,7 @@ class _Parser:
                     aug=h["aug"], nodes=self.nodes, error=self.error,
                     allocated=h["nodes"], lost=self.lost,
                     hex=self.hex or frozenset(), value=self.value,
-                    copy1=self.copy)
+                    copy1=self.copy, aug_rule=self.rule)
 
 
 def read_dump_file(path: str) -> str:
@@ -507,7 +535,8 @@ def format_dump(tree: Tree) -> str:
     out += [f"root {_fmt_ref(tree.root)}",
             f"leftmost {_fmt_ref(tree.leftmost)}",
             f"rightmost {_fmt_ref(tree.rightmost)}",
-            f"height {tree.height}", f"aug {tree.aug or '-'}"]
+            f"height {tree.height}", f"aug {tree.aug or '-'}"
+            + (f" {tree.aug_rule}" if tree.aug_rule else "")]
     if tree.value:
         out.append(f"value {tree.value}")
     if tree.hex:
@@ -526,48 +555,3 @@ def format_dump(tree: Tree) -> str:
         out.append(f"end {len(copy.nodes)}")
     out.append(f"end {len(tree.nodes)}")
     return "\n".join(out) + "\n"
-
-
-def children(tree: Tree, node: Node) -> Iterator[Node]:
-    """Yield the present children of *node* (left first)."""
-    for ref in (node.left, node.right):
-        if ref is not None and ref in tree.nodes:
-            yield tree.nodes[ref]
-
-
-def inorder(tree: Tree) -> Iterator[Node]:
-    """Yield the nodes reachable from the root in order.
-
-    Follows child links only; a node reached a second time (a corrupted
-    tree) and links to ids missing from the dump are skipped, so the walk
-    always ends.
-    """
-    seen: set = set()
-    stack: list = []
-    ref = tree.root
-    while stack or ref is not None:
-        while ref is not None and ref in tree.nodes and ref not in seen:
-            seen.add(ref)
-            node = tree.nodes[ref]
-            stack.append(node)
-            ref = node.left
-        if not stack:
-            return
-        node = stack.pop()
-        yield node
-        ref = node.right
-
-
-def preorder(tree: Tree) -> Iterator[Node]:
-    """Yield the nodes reachable from the root in preorder (as dumped)."""
-    seen: set = set()
-    stack = [tree.root]
-    while stack:
-        ref = stack.pop()
-        if ref is None or ref not in tree.nodes or ref in seen:
-            continue
-        seen.add(ref)
-        node = tree.nodes[ref]
-        yield node
-        stack.append(node.right)
-        stack.append(node.left)

@@ -6,6 +6,8 @@ fields' vocabularies: flags, APIs, augment rules, number ranges.
 here, the one place callers import them from).
 """
 
+from collections.abc import Iterator
+
 from .record import factory, record
 
 S64_MIN = -(1 << 63)
@@ -64,6 +66,42 @@ def aug_rule(flags: frozenset) -> str | None:
     if "interval" in flags:
         return "interval-last"
     return "max" if "value" in flags else "size"
+
+
+RULE_OPS = ("size", "max", "min", "sum")
+"""The augment rules a dump can carry (``aug NAME RULE``, the syntax of
+``rbti kernel --aug-rule``): ``size`` = 1 + the children's; ``max:V``,
+``min:V``, ``sum:V`` = the largest, least or sum of VALUE over the
+subtree, VALUE being the dump's ``value V``."""
+
+
+def parse_rule(text: str) -> tuple[str, str | None]:
+    """``size`` or ``OP:NAME`` as ``(op, name)``; ValueError otherwise."""
+    op, colon, name = text.partition(":")
+    if op not in RULE_OPS or (op == "size") == bool(colon) or \
+            (colon and not name):
+        raise ValueError(f"bad augment rule {text[:40]!r} (expected size, "
+                         "max:NAME, min:NAME or sum:NAME)")
+    return op, name or None
+
+
+def implied_rule(flags: frozenset) -> str | None:
+    """The rule of a module tree with *flags*, in the dump's rule syntax
+    (``size``, ``max:value``, ``max:last``): a module's dump names it by
+    the tree's kind and writes no rule."""
+    rule = aug_rule(flags)
+    if rule is None:
+        return None
+    return {"size": "size", "max": "max:value",
+            "interval-last": "max:last"}[rule]
+
+
+def tree_rule(tree) -> str | None:
+    """The augment rule *tree*'s aug values follow: the one its dump
+    carries (``aug NAME RULE``), else the one its flags imply; None if
+    the tree has an aug whose rule nobody wrote (an older ``rbti kernel``
+    dump: its aug is not checked, and the checker says so)."""
+    return tree.aug_rule or implied_rule(tree.flags)
 
 
 def value_name(flags: frozenset) -> str | None:
@@ -134,6 +172,11 @@ class Tree:
     VALUE; None on a tree without."""
     copy1: Copy | None = None
     """A latch tree's second copy; None on other trees."""
+    aug_rule: str | None = None
+    """The rule of the ``aug NAME RULE`` line (``size``, ``max:V``,
+    ``min:V``, ``sum:V``) of a tree read from kernel memory; None on a
+    module's tree (its flags imply the rule: :func:`tree_rule`) and on an
+    older dump that names no rule."""
 
 
 HEX_FIELDS = ("key", "aug")
@@ -186,3 +229,46 @@ def parse_flags(text: str) -> frozenset:
     return flags
 
 
+def children(tree: Tree, node: Node) -> Iterator[Node]:
+    """Yield the present children of *node* (left first)."""
+    for ref in (node.left, node.right):
+        if ref is not None and ref in tree.nodes:
+            yield tree.nodes[ref]
+
+
+def inorder(tree: Tree) -> Iterator[Node]:
+    """Yield the nodes reachable from the root in order.
+
+    Follows child links only; a node reached a second time (a corrupted
+    tree) and links to ids missing from the dump are skipped, so the walk
+    always ends.
+    """
+    seen: set = set()
+    stack: list = []
+    ref = tree.root
+    while stack or ref is not None:
+        while ref is not None and ref in tree.nodes and ref not in seen:
+            seen.add(ref)
+            node = tree.nodes[ref]
+            stack.append(node)
+            ref = node.left
+        if not stack:
+            return
+        node = stack.pop()
+        yield node
+        ref = node.right
+
+
+def preorder(tree: Tree) -> Iterator[Node]:
+    """Yield the nodes reachable from the root in preorder (as dumped)."""
+    seen: set = set()
+    stack = [tree.root]
+    while stack:
+        ref = stack.pop()
+        if ref is None or ref not in tree.nodes or ref in seen:
+            continue
+        seen.add(ref)
+        node = tree.nodes[ref]
+        yield node
+        stack.append(node.right)
+        stack.append(node.left)

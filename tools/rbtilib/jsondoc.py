@@ -7,7 +7,7 @@ values are JSON numbers, or ``"0x..."`` strings for the fields a dump's
 ``hex`` line (or ``--hex``) marks as addresses or sizes.
 """
 
-from .dump import HEX_FIELDS, number_text
+from .dump import HEX_FIELDS, number_text, tree_rule
 
 SCHEMA = 1
 
@@ -50,7 +50,7 @@ def tree(t) -> dict:
             "count": t.count, "allocated": t.allocated,
             "root": ref(t.root), "leftmost": ref(t.leftmost),
             "rightmost": ref(t.rightmost), "height": t.height,
-            "aug": t.aug, "error": t.error,
+            "aug": t.aug, "aug_rule": tree_rule(t), "error": t.error,
             "hex": [f for f in HEX_FIELDS if f in t.hex],
             "nodes": [node(t, n) for n in t.nodes.values()],
             "lost": [node(t, n) for n in t.lost.values()],

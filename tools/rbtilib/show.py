@@ -292,6 +292,7 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
     lost = getattr(tree, "lost", None) or ()
     for node in (lost.values() if isinstance(lost, dict) else lost):
         out.append(style.warn("lost: ") + label_free(node, style))
+    out.extend(style.warn(f"note: {note}") for note in checker.notes(tree))
     apart = [v for v in violations
              if v.node is None or v.node not in shape.depth]
     out.extend(style.warn(str(v)) for v in apart[:checker.SHOWN])

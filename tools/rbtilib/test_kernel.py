@@ -207,6 +207,24 @@ def test_augmented_min_rule():
     assert "min over its subtree is 5" in res.violations[0].message
 
 
+@pytest.mark.parametrize("rule", ["max", "min", "sum", "size"])
+def test_the_dump_carries_the_augment_rule(rule):
+    """The dump of a tree read from memory names its augment rule and
+    each node's own value, so the saved text checks on the host exactly
+    as the live read did (issue 39: the rule was lost with the read)."""
+    sp = spec(aug_name="a", aug=lambda e, c: e.aug, aug_rule=rule,
+              aug_value=None if rule == "size" else (lambda e, c: e.key),
+              aug_value_name=None if rule == "size" else "k")
+    shape = {i: (*v, 0) for i, v in GOOD.items()}
+    res = read(build(shape, 0), sp)
+    saved = parse_dump(res.text)
+    want = "size" if rule == "size" else f"{rule}:k"
+    assert saved.aug_rule == want and f"aug a {want}\n" in res.text
+    assert res.violations and [(v.cls, v.node, v.message)
+                               for v in checker.check(saved)] == \
+        [(v.cls, v.node, v.message) for v in res.violations]
+
+
 def test_order_violation_found_by_the_checker():
     shape = dict(GOOD)
     shape[4] = (25, "R", 1, None, None)

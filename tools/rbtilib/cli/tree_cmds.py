@@ -96,6 +96,7 @@ def _verdict(label, tree, error, module, limit: int) -> dict:
         "nodes": None if tree is None else len(tree.nodes),
         "error": error, "violation_count": len(found),
         "violations": [jsondoc.violation(v) for v in found[:limit]],
+        "notes": checker.notes(tree) if tree is not None else [],
         "module": None if module is None else {
             "ok": module.ok, "class": module.cls, "node": module.node,
             "message": module.message},
@@ -110,6 +111,9 @@ def _print_verdict(v: dict) -> None:
         print(f"{label}: fail dump: {v['error']}")
     elif v["ok"]:
         print(f"{label}: ok ({v['nodes']} nodes)")
+    for note in v["notes"]:
+        print(f"{label}: note: {note}")
+    if v["ok"]:
         return
     for violation in v["_found"]:
         print(f"{label}: {violation}")

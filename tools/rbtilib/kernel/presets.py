@@ -90,6 +90,7 @@ def preset_free_vmap(prog, args) -> list:
                      aug_name="subtree_max_size",
                      aug=_field("subtree_max_size"), aug_rule="max",
                      aug_value=lambda e, c: e.va_end - e.va_start,
+                     aug_value_name="va_size",
                      hex=frozenset({"key", "aug"}))]
 
 
@@ -131,6 +132,7 @@ def preset_cfs(prog, args) -> list:
             aug = dict(aug_name="min_vruntime",
                        aug=lambda e, c: s64(e.min_vruntime - c),
                        aug_rule="min",
+                       aug_value_name="vruntime",
                        aug_value=lambda e, c: s64(e.vruntime - c))
         out.append(TreeSpec(
             f"cfs/cpu{cpu}", lay, root,

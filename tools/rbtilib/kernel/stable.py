@@ -76,26 +76,10 @@ def copy1_ids(snap: Snapshot, ids: dict) -> dict:
     return out
 
 
-def _recompute(snap: Snapshot) -> dict:
-    """Address -> the augmented value recomputed by the rule (postorder)."""
-    rule, out = snap.spec.aug_rule, {}
-    for addr in reversed(list(snap.nodes)):     # children before parents
-        raw = snap.nodes[addr]
-        kids = [out[c] for c in snap.edges[addr] if c in out]
-        if rule == "size":
-            out[addr] = 1 + sum(kids)
-        elif rule == "sum":
-            out[addr] = raw.own + sum(kids)
-        elif rule == "min":
-            out[addr] = min([raw.own] + kids)
-        else:
-            out[addr] = max([raw.own] + kids)
-    return out
-
-
 def extra_violations(snap: Snapshot, ids: dict) -> list:
-    """What the dump cannot carry: faults, a cache pointing at no node,
-    and an augmented value other than ``size`` against its rule."""
+    """What the dump cannot carry: faults and a cache pointing at no
+    node.  (An augmented value's rule is in the dump, ``aug NAME RULE``:
+    :func:`aug_fields`, checked by the one checker.)"""
     out = []
     if snap.list_problem:
         out.append(checker.Violation(
@@ -119,15 +103,6 @@ def extra_violations(snap: Snapshot, ids: dict) -> list:
             out.append(checker.Violation(
                 cls, None, f"cached {cls} {cached:#x} is no node of the "
                 "tree"))
-    if snap.spec.aug_rule and "augmented" not in snap.spec.flags:
-        want = _recompute(snap)
-        for addr in reversed(list(snap.nodes)):
-            if snap.nodes[addr].aug != want[addr]:
-                out.append(checker.Violation(
-                    "augment", ids[addr],
-                    f"{snap.spec.aug_name} is {snap.nodes[addr].aug}, "
-                    f"{snap.spec.aug_rule} over its subtree is "
-                    f"{want[addr]}"))
     return out
 
 
@@ -161,6 +136,24 @@ def _copy1(snap: Snapshot, ids: dict, lineno: int) -> Copy:
     return out
 
 
+def aug_fields(spec: TreeSpec) -> tuple[frozenset, str | None,
+                                         str | None, bool]:
+    """``(flags, value name, rule, own)`` of the dump of a tree *spec*
+    reads: a kernel tree's augment rule goes in its dump (``aug NAME
+    RULE``, kmod/DEBUGFS.md), and a rule over the nodes' own values
+    (``max:V``, ``min:V``, ``sum:V``) makes each node's VALUE its own
+    value (*own*: ``Raw.own``), under ``value V``, so that the dump
+    checks on the host as it does here.  A module's tree keeps its flags:
+    they imply its rule."""
+    rule = spec.aug_rule
+    if rule is None or "augmented" in spec.flags:
+        return spec.flags, spec.value_name, None, False
+    if rule == "size":
+        return spec.flags, spec.value_name, "size", False
+    name = spec.aug_value_name or "value"
+    return spec.flags | {"value"}, name, f"{rule}:{name}", True
+
+
 def to_tree(snap: Snapshot, ids: dict) -> Tree:
     """The :class:`~rbtilib.dump.Tree` of *snap* (kmod/DEBUGFS.md, and its
     section "Dumps read from kernel memory"): ``nodes`` and ``lost`` lines
@@ -179,16 +172,17 @@ def to_tree(snap: Snapshot, ids: dict) -> Tree:
         return ids.get(addr)
 
     listed = snap.has_list()
+    flags, value_name, rule, own = aug_fields(spec)
     tree = Tree(
-        name=spec.name, api=spec.api, flags=spec.flags,
+        name=spec.name, api=spec.api, flags=flags,
         count=snap.count if snap.count is not None else len(snap.nodes),
         root=ref(snap.root), leftmost=cache(snap.leftmost),
         rightmost=cache(snap.rightmost), height=_height(snap),
         aug=spec.aug_name, nodes={}, error=snap.error,
         allocated=((snap.allocated if snap.allocated is not None
                     else len(snap.listed)) if listed else None),
-        hex=spec.hex, value=spec.value_name)
-    lineno = 9 + listed + bool(spec.hex) + bool(spec.value_name)
+        hex=spec.hex, value=value_name, aug_rule=rule)
+    lineno = 9 + listed + bool(spec.hex) + bool(value_name)
     parts = [(tree.nodes, snap.nodes.values())]
     if listed:
         parts.append((tree.lost, snap.lost.values()))
@@ -200,7 +194,8 @@ def to_tree(snap: Snapshot, ids: dict) -> Tree:
                 raise DumpError(lineno, f"node {nid} listed twice")
             into[nid] = Node(nid, raw.key, "B" if raw.pc & RB_BLACK else "R",
                              ref(raw.pc & ~3), ref(raw.left),
-                             ref(raw.right), raw.aug, raw.value)
+                             ref(raw.right), raw.aug,
+                             raw.own if own else raw.value)
     if snap.copy1 is not None:
         tree.copy1 = _copy1(snap, ids, lineno)
     return tree

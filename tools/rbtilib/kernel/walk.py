@@ -154,6 +154,7 @@ class TreeSpec:
     aug: Callable | None = None             # (entry, ctx) -> stored value
     aug_rule: str | None = None             # 'size' | 'max' | 'min' | 'sum'
     aug_value: Callable | None = None       # (entry, ctx) -> own value
+    aug_value_name: str | None = None       # its name: the dump's VALUE
     value: Callable | None = None           # (entry, ctx) -> VALUE
     value_name: str | None = None           # the dump's `value NAME`
     # A latch tree's copy 1: &latch_tree_root.tree[1].rb_node, and the
