@@ -53,9 +53,11 @@ Every check follows child links only, so a corrupted parent link never
 derails it, and the walk ends even on a cyclic "tree".
 """
 
+import itertools
 from collections.abc import Iterator
 
-from .dump import UNKNOWN, Tree, aug_rule, parse_rule, tree_rule
+from .dump import (UNKNOWN, Tree, aug_rule, number_text, parse_rule,
+                   tree_rule)
 from .record import record, replace
 from .shape import MISSING, Shape
 
@@ -81,16 +83,39 @@ class Violation:
     cls: str
     node: int | None
     message: str
+    key: str | None = None
+    """The blamed node's key as the tree prints it (hex where its dump
+    says), set by :func:`violations`; None if the node is in no line."""
 
     def __str__(self) -> str:
-        node = "-" if self.node is None else self.node
-        return f"fail {self.cls} node {node}: {self.message}"
+        return f"fail {self.cls} {node_words(self.node, self.key)}: " \
+            f"{self.message}"
 
 
-def _ref(ref) -> str:
+def node_words(nid, key: str | None = None) -> str:
+    """The one way rbti names a node in what it prints: ``node #ID (key
+    K)`` (an id has a ``#``, as on ``rbti show``'s and viz/render's
+    labels; a key never has), ``node #ID`` if its key is unknown, ``node
+    -`` for none."""
+    if nid is None:
+        return "node -"
+    return f"node #{nid}" + ("" if key is None else f" (key {key})")
+
+
+def key_text(tree: Tree, nid) -> str | None:
+    """The key of node *nid* of *tree* as printed, or None."""
+    node = tree.nodes.get(nid) if isinstance(nid, int) else None
+    if node is None and isinstance(nid, int):
+        node = tree.lost.get(nid) if tree.lost else None
+    return None if node is None else number_text(tree, "key", node.key)
+
+
+def _ref(ref, tree: Tree | None = None) -> str:
     if ref is None:
         return "NIL"
-    return "no node of this tree" if ref is UNKNOWN else f"node {ref}"
+    if ref is UNKNOWN:
+        return "no node of this tree"
+    return node_words(ref, key_text(tree, ref) if tree else None)
 
 
 class _Walk:
@@ -119,6 +144,10 @@ class _Walk:
         nodes = self.tree.nodes
         links = self.links
         dup = self.dup
+        tree = self.tree
+
+        def name(nid: int) -> str:
+            return node_words(nid, key_text(tree, nid))
         augmented = self.op == "size"
         by_value = self.op if self.op != "size" else None
         aug_name = self.tree.aug
@@ -144,11 +173,13 @@ class _Walk:
                 if up is not None:
                     if node.parent != up:
                         yield Violation("parent", nid,
-                                        f"parent link is {_ref(node.parent)}"
-                                        f", not node {up}, which links to it")
+                                        f"parent link is "
+                                        f"{_ref(node.parent, tree)}, not "
+                                        f"{name(up)}, which links to it")
                     if node.color == "R" and nodes[up].color == "R":
                         yield Violation("red-red", nid,
-                                        f"red node {nid} has red parent {up}")
+                                        f"it and its parent {name(up)} are"
+                                        " both red")
                 left, right = links[nid]
                 if left is None or right is None:
                     if nil_blacks is None:
@@ -170,12 +201,17 @@ class _Walk:
                 elif key <= prev_key:
                     if key < prev_key or not dup:
                         yield Violation("order", nid,
-                                        f"key {key} follows key {prev_key} of"
-                                        f" node {prev}")
+                                        f"key {number_text(tree, 'key', key)}"
+                                        " follows key "
+                                        f"{number_text(tree, 'key', prev_key)}"
+                                        f" of {name(prev)}")
                     elif nid < prev:
                         yield Violation("dup-order", nid,
-                                        f"equal key {key} follows node {prev}"
-                                        ", which has the larger id (equal "
+                                        "equal key "
+                                        f"{number_text(tree, 'key', key)} "
+                                        "follows "
+                                        f"{name(prev)}, which has the larger"
+                                        " id (equal "
                                         "keys must be in insertion order)")
                 prev, prev_key = nid, key
                 right = links[nid][1]
@@ -230,7 +266,8 @@ def _unreachable(tree: Tree, reached: dict) -> Violation | None:
         if stray is None:
             return None
         return Violation("unreachable", stray,
-                         f"node {stray} is not reachable from the root")
+                         f"{node_words(stray, key_text(tree, stray))} is "
+                         "not reachable from the root")
     if tree.error is not None or tree.allocated == len(reached):
         return None
     blamed = next(iter(tree.lost), stray)
@@ -240,10 +277,13 @@ def _unreachable(tree: Tree, reached: dict) -> Violation | None:
 
 
 def violations(tree: Tree) -> Iterator[Violation]:
-    """Yield every violation of *tree*, in the module's order."""
-    yield from _violations(tree, False)
+    """Yield every violation of *tree*, in the module's order, each with
+    the blamed node's key (:func:`node_words`)."""
+    found = _violations(tree, False)
     if tree.copy1 is not None:
-        yield from _latch(tree)
+        found = itertools.chain(found, _latch(tree))
+    for v in found:
+        yield Violation(v.cls, v.node, v.message, key_text(tree, v.node))
 
 
 def _latch(tree: Tree) -> Iterator[Violation]:
@@ -263,8 +303,8 @@ def _latch(tree: Tree) -> Iterator[Violation]:
             blamed = ours[0] if ours[0] is not None else ours[1]
             yield Violation("latch", blamed,
                             f"position {pos + 1} in order is "
-                            f"{_ref(ours[0])} in copy 0, {_ref(ours[1])} "
-                            "in copy 1")
+                            f"{_ref(ours[0], tree)} in copy 0, "
+                            f"{_ref(ours[1], tree)} in copy 1")
             return
 
 
@@ -289,17 +329,19 @@ def _violations(tree: Tree, copy: bool) -> Iterator[Violation]:
     nodes = tree.nodes
     root = tree.root
     if root is not None and root not in nodes:
-        yield Violation("parent", None, f"root {_ref(root)} is not in the "
-                        "dump")
+        yield Violation("parent", None, f"root {_ref(root, tree)} is not in "
+                        "the dump")
         root = None
     shape = Shape(tree)
+    def name(nid) -> str:
+        return _ref(nid, tree)
     for link in shape.bad:
         if link.fault != MISSING:
-            yield Violation(link.fault, link.node, link.sentence())
+            yield Violation(link.fault, link.node, link.sentence(name))
         elif not tree.error:
             # A link to an id without a node line: only a hand-made dump
             # (or one cut short, whose missing nodes are no fault).
-            yield Violation("parent", link.node, link.sentence())
+            yield Violation("parent", link.node, link.sentence(name))
     if tree.error:
         yield Violation("height", next(reversed(nodes), None),
                         f"dump stopped with 'error {tree.error}' (a walk "
@@ -314,7 +356,7 @@ def _violations(tree: Tree, copy: bool) -> Iterator[Violation]:
         if nodes[root].parent is not None:
             yield Violation("parent", root,
                             f"the root's parent pointer is "
-                            f"{_ref(nodes[root].parent)}, not NIL")
+                            f"{_ref(nodes[root].parent, tree)}, not NIL")
         yield from walk.walk()
     if copy:
         pass
@@ -327,7 +369,7 @@ def _violations(tree: Tree, copy: bool) -> Iterator[Violation]:
         if cls in tree.flags and cached != real and not copy:
             yield Violation(cls, real,
                             f"cached {cls} is "
-                            f"{'-' if cached is None else f'node {cached}'}"
+                            f"{'-' if cached is None else _ref(cached, tree)}"
                             f", not the {'first' if cls == 'leftmost' else 'last'}"
                             " node in order")
     if augmented_name_wrong(tree) and not copy:

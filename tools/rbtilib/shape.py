@@ -49,18 +49,19 @@ class BadLink:
         """The fault's word, for a drawing's label."""
         return WORDS[self.fault]
 
-    def sentence(self) -> str:
+    def sentence(self, name=lambda nid: f"node #{nid}") -> str:
         """The fault in a sentence naming both ends (the checker's
-        message)."""
-        head = f"{SIDES[self.side]} link of node {self.node} points at "
+        message); *name* ``(id) -> text`` names a node (the checker's
+        gives ``node #ID (key K)``)."""
+        head = f"{SIDES[self.side]} link of {name(self.node)} points at "
         if self.fault == CYCLE:
             return head + ("itself" if self.target == self.node
-                           else f"its ancestor {self.target}")
+                           else f"its ancestor {name(self.target)}")
         if self.fault == SHARED:
-            return head + f"node {self.target}, which was already reached"
+            return head + f"{name(self.target)}, which was already reached"
         if self.target is UNKNOWN:
             return head + "no node of this tree"
-        return head + f"node {self.target}, which is not in the dump"
+        return head + f"{name(self.target)}, which is not in the dump"
 
 
 class Shape:

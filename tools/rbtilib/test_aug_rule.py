@@ -97,12 +97,13 @@ def test_a_saved_kernel_dump_checks_as_live(tmp_path, capsys):
     status = cli.main(["check", str(path)], FakeDebugfs())
     out = capsys.readouterr().out
     assert status == 1
-    assert "free_vmap_area: fail augment node 1: subtree_max_size is 7, " \
-        "max over its subtree is 56074891608064 (rule max:va_size)" in out
+    assert "free_vmap_area: fail augment node #1 (key 0xffffc90000014000): " \
+        "subtree_max_size is 7, max over its subtree is 56074891608064 " \
+        "(rule max:va_size)" in out
     proc = subprocess.run([str(RENDER_CLI), "--violation", str(path), "-o",
                            str(tmp_path / "f.svg")], capture_output=True,
                           text=True, timeout=120, check=False)
-    assert proc.returncode == 1 and "fail augment node 1" in proc.stderr
+    assert proc.returncode == 1 and "fail augment node #1 (key" in proc.stderr
 
 
 def test_an_old_dump_says_what_it_cannot_check(tmp_path, capsys):

@@ -66,7 +66,7 @@ def test_unique_tree_rejects_equal_keys():
     bad = set_node(tree, leaf.id, key=prev.key)
     found = expect(bad, "order", leaf.id)
     assert found.message == (f"key {prev.key} follows key {prev.key} of "
-                             f"node {prev.id}")
+                             f"node #{prev.id} (key {prev.key})")
 
 
 def test_order_blames_the_later_node():
@@ -74,7 +74,8 @@ def test_order_blames_the_later_node():
     first, second = list(inorder(tree))[:2]
     bad = corrupt_tree(tree, f"key {first.key} 1000")
     found = expect(bad, "order", second.id)
-    assert f"follows key 1000 of node {first.id}" in found.message
+    assert f"follows key 1000 of node #{first.id} (key 1000)" in \
+        found.message
 
 
 def test_order_on_dup_tree():
@@ -86,7 +87,7 @@ def test_order_on_dup_tree():
     assert check(corrupt_tree(tree, "key 9 5")) == []
     # ... but not before its equals with smaller ids (issue 12).
     found = expect(corrupt_tree(tree, "key 1 5"), "dup-order", second.id)
-    assert f"follows node {first.id}" in found.message
+    assert f"follows node #{first.id} (key 5)" in found.message
 
 
 def test_root_color():
@@ -108,7 +109,8 @@ def test_red_red_names_the_red_child():
                  if c is not None and nodes[c].color == "R")
     found = expect(corrupt_tree(tree, f"color {target.key}"), "red-red",
                    child)
-    assert found.message == f"red node {child} has red parent {target.id}"
+    assert found.message == (f"it and its parent node #{target.id} (key "
+                             f"{target.key}) are both red")
 
 
 def test_black_height_names_the_first_differing_nil_path():
@@ -166,7 +168,8 @@ def test_cycle_blames_the_linking_node_and_terminates():
     leaf = next(n for n in preorder(tree) if n.left is None)
     bad = set_node(tree, leaf.id, left=tree.root)
     found = expect(bad, "cycle", leaf.id)
-    assert f"its ancestor {tree.root}" in found.message
+    root = tree.nodes[tree.root]
+    assert f"its ancestor node #{root.id} (key {root.key})" in found.message
 
 
 def test_shared_node():
@@ -176,7 +179,8 @@ def test_shared_node():
     a, b = leaves[-1], leaves[0]
     bad = set_node(tree, a.id, left=b.id)
     found = expect(bad, "shared", a.id)
-    assert f"node {b.id}, which was already reached" in found.message
+    assert f"node #{b.id} (key {b.key}), which was already reached" in \
+        found.message
 
 
 def test_dangling_child():
@@ -285,10 +289,29 @@ def test_classes_in_contract_order():
                        "augment", "height", "latch")
 
 
-def test_violation_text_matches_module_format():
-    v = Violation("parent", 5, "node 5 is the root")
-    assert str(v) == "fail parent node 5: node 5 is the root"
+def test_violation_text_names_ids_and_keys():
+    """One vocabulary (issue 39): an id has a '#', its key follows; the
+    module's check line has the id alone, and rbti adds the key."""
+    v = Violation("parent", 5, "the root's parent pointer is node #7 (key "
+                  "12), not NIL", "40")
+    assert str(v) == "fail parent node #5 (key 40): the root's parent " \
+        "pointer is node #7 (key 12), not NIL"
+    assert str(Violation("count", 3, "x")) == "fail count node #3: x"
     assert str(Violation("count", None, "x")) == "fail count node -: x"
+
+
+def test_the_leftmost_cache_on_the_root_names_ids_and_keys():
+    """The reproduction of issue 39: the cache pointed at the root, whose
+    id is a key of another node; the message said "node 7" (an id) and
+    the picture ringed the node whose key is 7."""
+    tree = build_tree([7, 3, 9, 1, 5, 8, 10], INFO["santos"])
+    bad = record.replace(tree, leftmost=tree.root)
+    root, first = bad.nodes[bad.root], next(inorder(bad))
+    found = expect(bad, "leftmost", first.id)
+    assert first.key == root.id == 1 and first.id != 1
+    assert str(found) == (
+        f"fail leftmost node #{first.id} (key {first.key}): cached leftmost "
+        f"is node #{root.id} (key {root.key}), not the first node in order")
 
 
 @settings(max_examples=80, deadline=None)

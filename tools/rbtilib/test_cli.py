@@ -63,7 +63,8 @@ def test_check_ok_and_failure_names_node_and_rule(capsys):
     driver.corrupt("santos", f"parent {victim.key}")
     status, out, _ = run(["check", "santos", "mainline"], driver, capsys)
     assert status == 1
-    assert f"santos: fail parent node {victim.id}: parent link is " in out
+    assert f"santos: fail parent node #{victim.id} (key {victim.key}): " \
+        "parent link is " in out
     assert "mainline: ok" in out
 
 

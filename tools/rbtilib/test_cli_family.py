@@ -90,4 +90,4 @@ def test_check_names_a_broken_latch_copy(capsys):
     driver.corrupt("latch", "latch 15")
     status, out, _ = run(["check", "latch"], driver, capsys)
     # Ids count across trees: 5 interval, 3 mainline_aug, then 9 .. 14.
-    assert status == 1 and "latch: fail latch node 11:" in out
+    assert status == 1 and "latch: fail latch node #11 (key 15):" in out

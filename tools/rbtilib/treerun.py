@@ -171,7 +171,8 @@ class TreeRun:
         except (DebugfsError, ValueError):
             tree = None                 # the repro still has the ops
         return self.fail("module", f"module check says fail {module.cls} "
-                         f"node {module.node}: {module.message}", module.cls,
+                         f"{_module_node(module, tree)}: {module.message}",
+                         module.cls,
                          (module.node,) if module.node is not None else (),
                          tree)
 
@@ -428,7 +429,8 @@ class TreeRun:
                              tree)
         if not module.ok:
             return self.fail("module", f"module check says fail {module.cls} "
-                             f"node {module.node}: {module.message}; the "
+                             f"{_module_node(module, tree)}: "
+                             f"{module.message}; the "
                              "Python checker finds nothing", module.cls,
                              (module.node,) if module.node is not None
                              else (), tree)
@@ -466,6 +468,13 @@ class TreeRun:
                 return self.fail("stats", f"stats {name} is {stats[name]}, "
                                  f"expected {value}", name, (), tree)
         return None
+
+
+def _module_node(module, tree: Tree | None) -> str:
+    """The node the module's check blames, as rbti names nodes
+    (:func:`rbtilib.checker.node_words`: ``node #ID (key K)``)."""
+    key = checker.key_text(tree, module.node) if tree is not None else None
+    return checker.node_words(module.node, key)
 
 
 def _id(text: str) -> int:

@@ -45,7 +45,7 @@ import subprocess
 from pathlib import Path
 from typing import Collection, Iterable, Iterator
 
-from rbtilib.checker import Violation, check
+from rbtilib.checker import Violation, check, node_words
 from rbtilib.dump import Node, Tree, format_flags, number_text
 from rbtilib.record import record
 from rbtilib.shape import MISSING, WORDS, Shape, unreached_line
@@ -158,7 +158,8 @@ def _title(tree: Tree, title: str | None, violations: list[Violation],
         lines.append(f'<FONT COLOR="{RED_FILL}">{html.escape(unreached)}</FONT>')
     if violations:
         first = violations[0]
-        where = "" if first.node is None else f" node {first.node}"
+        where = "" if first.node is None else \
+            f" {node_words(first.node, first.key)}"
         more = f" (+{len(violations) - 1} more)" if len(violations) > 1 else ""
         lines.append(f'<FONT COLOR="{RED_FILL}">{html.escape(first.cls)}{where}: '
                      f"{html.escape(first.message)}{more}</FONT>")

@@ -84,7 +84,7 @@ def test_top_index_links_all_trees_and_rerun_replaces_frames(tmp_path):
 def test_render_options_reach_the_frames(tmp_path):
     run_series(tmp_path, every=1, highlight_violation=True, max_depth=1)
     svg = (tmp_path / "santos" / "frame_00004.svg").read_text()
-    assert "red node 3 has red parent 2" in svg and "3 nodes" in svg
+    assert "it and its parent node #2 (key 20) are both red" in svg and "3 nodes" in svg
 
 
 def test_bad_arguments(tmp_path):

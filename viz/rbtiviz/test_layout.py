@@ -64,7 +64,7 @@ def test_svg_circles_colours_and_violation_rings():
     rings = [c.get("stroke") for c in circles if c.get("stroke")]
     assert sorted(rings) == ["#1e88e5", "#ffb300"]       # highlight 4, blamed 3
     texts = "".join(t.text or "" for t in root.iter(f"{SVG}text"))
-    assert "fail red-red node 3" in texts
+    assert "fail red-red node #3 (key 30)" in texts
 
 
 @pytest.mark.slow

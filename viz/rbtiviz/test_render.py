@@ -272,7 +272,7 @@ def test_cli_file_and_stdin(tmp_path):
                            "--highlight", "4,6", "--max-depth", "3"],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 1, proc.stderr        # drawn, with a violation
-    assert "fail red-red node 3:" in proc.stderr
+    assert "fail red-red node #3 (key 30):" in proc.stderr
     assert ET.parse(out).getroot().tag.endswith("svg")
     proc = subprocess.run([str(RENDER_CLI), "--collapse", "2"], input=DUMP_7,
                           capture_output=True, text=True, check=False)

@@ -81,9 +81,12 @@ def cmd_dump(args, driver) -> int:
     return status
 
 
-def _module_line(module) -> str:
-    node = module.node if module.node is not None else "-"
-    return f"module: fail {module.cls} node {node}: {module.message}"
+def _module_line(module, tree) -> str:
+    """The module's verdict as rbti names nodes (``node #ID (key K)``,
+    the key from the dump, which the module's check line lacks)."""
+    key = checker.key_text(tree, module.node) if tree is not None else None
+    return f"module: fail {module.cls} " \
+        f"{checker.node_words(module.node, key)}: {module.message}"
 
 
 def _verdict(label, tree, error, module, limit: int) -> dict:
@@ -102,7 +105,7 @@ def _verdict(label, tree, error, module, limit: int) -> dict:
             "message": module.message},
         "disagree": module is not None and tree is not None and
         first != (None if module.ok else module.cls),
-        "_found": found[:limit], "_module": module}
+        "_found": found[:limit], "_module": module, "_tree": tree}
 
 
 def _print_verdict(v: dict) -> None:
@@ -122,7 +125,7 @@ def _print_verdict(v: dict) -> None:
         print(f"{label}: … and {more} more violation"
               f"{'s' if more != 1 else ''} (--max all prints them)")
     if module is not None and not module.ok:
-        print(f"{label}: {_module_line(module)}")
+        print(f"{label}: {_module_line(module, v['_tree'])}")
     if v["disagree"]:
         first = v["_found"][0].cls if v["_found"] else "ok"
         print(f"{label}: checkers disagree: python {first}, "
