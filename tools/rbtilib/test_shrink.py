@@ -49,10 +49,26 @@ def test_max_tests_bounds_the_work():
     assert fails(out) and 500 in out and len(out) < 1000
 
 
+def _with_pattern(draw_items, pattern, spots):
+    """*draw_items* with *pattern*'s items put in at *spots* (in order),
+    so that most examples fail and so test ddmin."""
+    out = list(draw_items)
+    for item, spot in zip(pattern, sorted(spots)):
+        out.insert(min(spot, len(out)), item)
+    return out
+
+
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.integers(0, 9), min_size=1, max_size=40),
-       st.lists(st.integers(0, 9), min_size=1, max_size=3))
-def test_result_fails_and_is_one_minimal(items, pattern):
+@given(st.lists(st.integers(0, 9), min_size=1, max_size=37),
+       st.lists(st.integers(0, 9), min_size=1, max_size=3),
+       st.lists(st.integers(0, 40), min_size=3, max_size=3),
+       st.booleans())
+def test_result_fails_and_is_one_minimal(items, pattern, spots, embed):
+    """Every example tests ddmin: one whose list does not fail is
+    rejected (assume), never counted as a pass; most embed the pattern."""
+    if embed:
+        items = _with_pattern(items, pattern, spots)
+
     def fails(xs):
         return is_subsequence(pattern, xs)
 
