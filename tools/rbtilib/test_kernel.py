@@ -789,6 +789,28 @@ def test_kernel_json(monkeypatch, capsys):
     assert doc["trees"][0]["dump"]["nodes"][0]["key"] == "0x14"
 
 
+def test_kernel_check_caps_and_notes(monkeypatch, capsys):
+    """kernel --check prints ten violations and '… and N more', as rbti
+    check does; an aug without a rule is a note (issue 39)."""
+    n = 20
+    shape = {i: (i * 10, "B", i - 1 if i else None, None,
+                 i + 1 if i + 1 < n else None) for i in range(n)}
+    _fake_kernel(monkeypatch, {"chain": shape})
+    assert commands.run(_kernel_args(check=True, json=False),
+                        prog=object()) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 11 and out[-1].startswith("chain: … and ")
+    assert out[-1].endswith(" more violations")
+    _fake_kernel(monkeypatch, {"good": GOOD})
+    monkeypatch.setattr(commands, "_specs", lambda prog, args: [
+        spec(name="good", aug_name="a", aug=lambda e, c: e.key)])
+    assert commands.run(_kernel_args(check=True, json=False),
+                        prog=object()) == 0
+    assert capsys.readouterr().out.splitlines()[1] == \
+        "good: note: aug a is not checked: the dump names no augment rule " \
+        "(aug NAME RULE; a dump of an older rbti kernel)"
+
+
 def test_verify_json(monkeypatch, capsys):
     import argparse
     import json

@@ -5,7 +5,7 @@ import os
 import sys
 import time
 
-from .. import jsondoc, record
+from .. import checker, jsondoc, record
 from ..driver import DebugfsError
 from ..dump import DumpError, parse_dump
 from . import Changed, Fault, KernelError
@@ -106,10 +106,16 @@ def cmd_kernel(args, prog) -> int:
             entries.append(_json_entry(spec, res, None, args.check))
         elif args.check:
             if res.violations:
-                for v in res.violations[:10]:
+                for v in res.violations[:checker.SHOWN]:
                     print(f"{spec.name}: {_blame(v, res)}")
+                more = len(res.violations) - checker.SHOWN
+                if more > 0:
+                    print(f"{spec.name}: … and {more} more violation"
+                          f"{'s' if more != 1 else ''}")
             else:
                 print(f"{spec.name}: ok ({len(res.snap.nodes)} nodes)")
+            for note in checker.notes(res.tree):
+                print(f"{spec.name}: note: {note}")
         if args.out:
             os.makedirs(args.out, exist_ok=True)
             with open(os.path.join(args.out, _safe_name(spec.name) +
