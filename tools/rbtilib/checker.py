@@ -237,9 +237,11 @@ class _Walk:
                             f"aug is {node.aug}, the largest "
                             f"{self.tree.value} in its subtree is {top}"
                             if self.module else
-                            f"{aug_name} is {node.aug}, {by_value} over its "
-                            f"subtree is {top} (rule {by_value}:"
-                            f"{self.tree.value})"))
+                            f"{aug_name} is "
+                            f"{number_text(tree, 'aug', node.aug)}, "
+                            f"{by_value} over its subtree is "
+                            f"{number_text(tree, 'aug', top)} (rule "
+                            f"{by_value}:{self.tree.value})"))
                     if stack:
                         stack[-1][6] = _combine(by_value, top, stack[-1][6])
                 if stack:

@@ -183,11 +183,17 @@ HEX_FIELDS = ("key", "aug")
 
 
 def number_text(tree: Tree, field: str, value: int | None) -> str:
-    """*value* of *field* (``key`` or ``aug``) as the tree's readers print
-    it: hexadecimal (``0xffff...``) if the dump's ``hex`` header names the
-    field, else decimal."""
+    """*value* of *field* (``key``, ``aug`` or ``value``) as the tree's
+    readers print it: hexadecimal (``0xffff...``) if the dump's ``hex``
+    header names the field (for ``value``: the aug, if the aug's rule is
+    over the VALUEs), else decimal."""
     if value is None:
         return "-"
+    if field == "value":
+        # VALUE under a rule over it (max:V of a kernel tree) is of the
+        # aug's kind: an address or size where the aug is one.
+        rule = getattr(tree, "aug_rule", None) or ""
+        field = "aug" if ":" in rule else field
     return f"{value:#x}" if field in tree.hex else str(value)
 
 

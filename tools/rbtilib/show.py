@@ -218,7 +218,7 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
         if node.aug is not None:
             parts.append(f"{aug_name}={style.num('aug', node.aug)}")
         if node.value is not None:
-            parts.append(f"{tree.value}={node.value}")
+            parts.append(f"{tree.value}={style.num('value', node.value)}")
         for which in cached.get(nid, ()):
             parts.append(f"[{which}]")
         for v in blamed.get(nid, ()):

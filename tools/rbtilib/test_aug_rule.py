@@ -98,8 +98,12 @@ def test_a_saved_kernel_dump_checks_as_live(tmp_path, capsys):
     out = capsys.readouterr().out
     assert status == 1
     assert "free_vmap_area: fail augment node #1 (key 0xffffc90000014000): " \
-        "subtree_max_size is 7, max over its subtree is 56074891608064 " \
+        "subtree_max_size is 0x7, max over its subtree is 0x32fff3fec000 " \
         "(rule max:va_size)" in out
+    assert cli.main(["show", "--color", "never", str(path)],
+                    FakeDebugfs()) == 0
+    assert "0xffffc90000014000 R #1 subtree_max_size=0x7 " \
+        "va_size=0x32fff3fec000 !! augment:" in capsys.readouterr().out
     proc = subprocess.run([str(RENDER_CLI), "--violation", str(path), "-o",
                            str(tmp_path / "f.svg")], capture_output=True,
                           text=True, timeout=120, check=False)

@@ -134,7 +134,8 @@ def _node_label(tree: Tree, node: Node, show_id: bool) -> _Html:
         small.append(f"{html.escape(tree.aug or 'aug')} "
                      f"{number_text(tree, 'aug', node.aug)}")
     if node.value is not None:
-        small.append(f"{html.escape(tree.value or 'value')} {node.value}")
+        small.append(f"{html.escape(tree.value or 'value')} "
+                     f"{number_text(tree, 'value', node.value)}")
     lines = [f"<B>{number_text(tree, 'key', node.key)}</B>"] + [f'<FONT POINT-SIZE="9">{s}</FONT>' for s in small]
     return _Html("<BR/>".join(lines))
 

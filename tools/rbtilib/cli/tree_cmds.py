@@ -74,7 +74,8 @@ def cmd_dump(args, driver) -> int:
                       f"right {_ref(node.right)}"
                       + (f" aug {number_text(tree, 'aug', node.aug)}"
                          if node.aug is not None else "")
-                      + (f" {tree.value} {node.value}"
+                      + (f" {tree.value} "
+                         f"{number_text(tree, 'value', node.value)}"
                          if node.value is not None else ""))
     if args.json:
         print_json("dump", {"ok": status == EXIT_OK, "trees": documents})
