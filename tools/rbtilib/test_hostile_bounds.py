@@ -184,3 +184,21 @@ def test_a_100k_node_chain(command, tmp_path):
     assert status in (0, 1) and "Traceback" not in err, err[-2000:]
     limit = 600_000 if "--max-depth" not in command else 4096
     assert len(out) < limit, len(out)
+
+
+def test_render_caps_violations_as_check_does(tmp_path):
+    """viz/render --violation printed all 40 violations where rbti check
+    printed 10 with no word of the rest: both print 10, then '… and 30
+    more violations'; --max-violations all prints every one."""
+    dump = tmp_path / "chain.dump"
+    dump.write_text(chain(40))
+    for extra, shown in (([], 10), (["--max-violations", "3"], 3),
+                         (["--max-violations", "all"], 40)):
+        status, _, err, _ = run_bounded(
+            [RENDER, "--violation", *extra, "-o", tmp_path / "c.svg", dump])
+        lines = err.splitlines()
+        assert status == 1 and sum(line.startswith("fail ")
+                                   for line in lines) == shown, err
+        if shown < 40:
+            assert lines[-1] == f"… and {40 - shown} more violations " \
+                "(--max-violations all prints them)"
