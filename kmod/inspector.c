@@ -80,11 +80,18 @@ static void rbti_seq_id(struct seq_file *m, struct rb_node *rb)
 static int rbti_stats_show(struct seq_file *m, void *unused)
 {
 	struct rbti_tree *t = m->private;
+	u64 finds, nears, lockless_finds, retries;
 	struct rbti_walk *w;
 
 	w = kmalloc(sizeof(*w), GFP_KERNEL);
 	if (!w)
 		return -ENOMEM;
+	spin_lock(&t->qlock);
+	finds = t->finds;
+	nears = t->nears;
+	lockless_finds = t->lockless_finds;
+	retries = t->retries;
+	spin_unlock(&t->qlock);
 	mutex_lock(&t->lock);
 	seq_printf(m, "count %lu\n", rbti_count(t));
 	seq_printf(m, "height %u\n", rbti_height(t, w));
@@ -92,12 +99,14 @@ static int rbti_stats_show(struct seq_file *m, void *unused)
 		   rbti_black_height(rbti_root(t, 0)));
 	seq_printf(m, "inserts %llu\n", t->inserts);
 	seq_printf(m, "erases %llu\n", t->erases);
-	seq_printf(m, "finds %llu\n", t->finds);
-	seq_printf(m, "nears %llu\n", t->nears);
+	seq_printf(m, "finds %llu\n", finds);
+	seq_printf(m, "nears %llu\n", nears);
 	seq_printf(m, "overlaps %llu\n", t->overlaps);
 	seq_printf(m, "max_nodes %lu\n", READ_ONCE(max_nodes));
 	seq_printf(m, "corrupt %d\n", t->corrupt);
 	seq_printf(m, "dump_lines %llu\n", t->dump_lines);
+	seq_printf(m, "lockless_finds %llu\n", lockless_finds);
+	seq_printf(m, "retries %llu\n", retries);
 	mutex_unlock(&t->lock);
 	kfree(w);
 	return 0;
@@ -192,6 +201,7 @@ static int __init rbti_init(void)
 		t->next_id = 1;
 		mutex_init(&t->lock);
 		seqcount_mutex_init(&t->seq, &t->lock);
+		spin_lock_init(&t->qlock);
 		mutex_init(&t->stress_lock);
 		dir = debugfs_create_dir(t->ops->name, rbti_dir);
 		for (j = 0; j < ARRAY_SIZE(rbti_files); j++)
@@ -212,7 +222,9 @@ static void __exit rbti_exit(void)
 	/* Waits for every file operation in progress, then none can start. */
 	debugfs_remove_recursive(rbti_dir);
 	for (i = 0; i < ARRAY_SIZE(rbti_trees); i++) {
+		mutex_lock(&rbti_trees[i].lock);
 		rbti_free_all(&rbti_trees[i]);
+		mutex_unlock(&rbti_trees[i].lock);
 		mutex_destroy(&rbti_trees[i].stress_lock);
 		mutex_destroy(&rbti_trees[i].lock);
 	}

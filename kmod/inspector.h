@@ -17,8 +17,10 @@
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
 #include <linux/rbtree_latch.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
+#include <linux/spinlock.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
 
@@ -33,8 +35,10 @@
  * @id: unique for the module's lifetime, never reused
  * @size: augmented value (nodes in this subtree), maintained only by trees
  *	with %RBTI_AUGMENTED and the %RBTI_AUG_SIZE rule
- * @list: on rbti_tree.all from allocation until it is freed, whatever the
- *	tree links say, so that teardown never follows a link
+ * @list: on rbti_tree.all from allocation until it is unlinked, whatever
+ *	the tree links say, so that teardown never follows a link
+ * @rcu: once off the list, a node of a tree that lockless readers may
+ *	still be walking waits here for its grace period (rbti_node_retire())
  * @mark: the rbti_walk.mark of the last walk that reached it
  */
 struct rbti_node {
@@ -47,7 +51,10 @@ struct rbti_node {
 	s64 max;
 	u64 id;
 	unsigned long size;
-	struct list_head list;
+	union {
+		struct list_head list;
+		struct rcu_head rcu;
+	};
 	u64 mark;
 };
 
@@ -65,6 +72,28 @@ struct rbti_node {
 #define RBTI_LATCH	BIT(10)	/* two copies: rbti_tree.latch */
 #define RBTI_LOCKLESS	BIT(11)	/* lookups run under a seqcount, lockless */
 #define RBTI_NR_FLAGS	12
+
+/*
+ * Links: what a `corrupt` command breaks (inspector_corrupt.c), and what a
+ * tree's queries follow besides child links (rbti_tree_ops.follows). A
+ * query runs after a corruption only if it follows none of the links that
+ * corruption broke; child links it always follows.
+ */
+#define RBTI_LINK_CHILD		BIT(0)	/* child links: the tree's shape */
+#define RBTI_LINK_PARENT	BIT(1)	/* parent pointers */
+#define RBTI_LINK_CACHE		BIT(2)	/* leftmost and rightmost caches */
+
+/**
+ * rbti_lockless() - whether a tree's `find` runs without the tree's lock
+ * @flags: the tree's %RBTI_* flags
+ *
+ * Return: true for %RBTI_LATCH and %RBTI_LOCKLESS trees, whose APIs have
+ * lookups for readers under rcu_read_lock() only.
+ */
+static inline bool rbti_lockless(unsigned int flags)
+{
+	return flags & (RBTI_LATCH | RBTI_LOCKLESS);
+}
 
 static_assert(offsetof(struct rbti_node, rb) ==
 	      offsetof(struct rbti_node, lt.node[0]));
@@ -141,8 +170,16 @@ static inline int rbti_cmp_keys(s64 a, s64 b)
  *	unchanged). On an %RBTI_REPLACE tree @n takes the place of the equal
  *	node, which is returned in *@replaced for the caller to free;
  *	*@replaced is NULL otherwise.
- * @find: the first node in order whose key is @key, or NULL. Must follow
- *	child pointers only: it also runs on corrupted trees.
+ * @follows: the links (%RBTI_LINK_*) that @find, @near and @overlap follow
+ *	besides child links; after a corruption that breaks one of them they
+ *	are refused (EUCLEAN), as they could loop or return garbage
+ * @find: the first node in order whose key is @key, or NULL. It also runs
+ *	on corrupted trees, unless @follows says otherwise.
+ * @find_lockless: trees for which rbti_lockless() holds: @find as the
+ *	API's readers run it, under rcu_read_lock() (the caller's) without
+ *	the tree's lock, retrying while a writer ran; *@retries is how many
+ *	times it retried. Bounded: it gives up (NULL) after
+ *	%RBTI_STRESS_MAX_RETRY retries.
  * @near: the first node in order whose key is greater than @key, or NULL;
  *	child pointers only, as @find. NULL if the API has no such query.
  * @erase: unlink and return one node whose key is @key (the first in order
@@ -158,8 +195,9 @@ static inline int rbti_cmp_keys(s64 a, s64 b)
  * @unlatch: %RBTI_LATCH trees: unlink @n from copy 1 only (`corrupt latch`)
  * @stress: the lockless API's private trees for `stress`, or NULL
  *
- * All operations are called with the tree's mutex held. Every operation
- * must use the API's own functions, since exercising them is the point.
+ * All operations but @find_lockless are called with the tree's mutex held.
+ * Every operation must use the API's own functions, since exercising them
+ * is the point.
  */
 struct rbti_tree_ops {
 	const char *name;
@@ -167,9 +205,12 @@ struct rbti_tree_ops {
 	unsigned int flags;
 	enum rbti_aug aug;
 	const char *value_name;
+	unsigned int follows;
 	int (*insert)(struct rbti_tree *t, struct rbti_node *n,
 		      struct rbti_node **replaced);
 	struct rbti_node *(*find)(struct rbti_tree *t, s64 key);
+	struct rbti_node *(*find_lockless)(struct rbti_tree *t, s64 key,
+					   unsigned long *retries);
 	struct rbti_node *(*near)(struct rbti_tree *t, s64 key);
 	struct rbti_node *(*erase)(struct rbti_tree *t, s64 key);
 	struct rbti_node *(*erase_interval)(struct rbti_tree *t, s64 start,
@@ -202,12 +243,20 @@ struct rbti_text;
  * @gen: bumped on every change, so that a dump can tell it went stale
  * @marks: the last rbti_walk.mark handed out
  * @corrupt: an invariant was broken on purpose: only read-only access
- * @shape: a child link was broken on purpose: only dump, check, stats and
- *	clear run (a search could loop)
+ * @broken: the links (%RBTI_LINK_*) a corruption broke: queries that
+ *	follow one of them are refused; after a child link (shape) only
+ *	dump, check, stats and clear run. Written under @lock, read by
+ *	lockless finds with acquire semantics.
+ * @gate: a `corrupt` of a lockless tree is waiting for the lockless
+ *	finds in progress: new ones take @lock instead
  * @inserts: nodes inserted (replacements included)
  * @erases: nodes erased
+ * @qlock: protects @finds, @nears, @lockless_finds, @retries, @found and
+ *	@near, which lockless finds update without @lock
  * @finds: find queries run
  * @nears: near queries run
+ * @lockless_finds: finds run without @lock (rbti_tree_ops.find_lockless)
+ * @retries: the retries of those finds, summed
  * @overlaps: overlap queries run
  * @stress_lock: held while a `stress` runs
  * @found: the result of the last successful find
@@ -246,8 +295,11 @@ struct rbti_tree {
 	u64 gen;
 	u64 marks;
 	bool corrupt;
-	bool shape;
-	u64 inserts, erases, finds, nears, overlaps;
+	unsigned int broken;
+	bool gate;
+	u64 inserts, erases, overlaps;
+	spinlock_t qlock;	/* protects the query counters and results */
+	u64 finds, nears, lockless_finds, retries;
 	struct mutex stress_lock;	/* one stress at a time */
 	struct rbti_result found, near;
 	struct rbti_text *dump;

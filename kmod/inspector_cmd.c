@@ -26,21 +26,11 @@ MODULE_PARM_DESC(max_total_nodes, "maximum number of nodes in all trees together
 static atomic_long_t rbti_total_nodes = ATOMIC_LONG_INIT(0);
 
 /*
- * Nodes come from their own cache, created with SLAB_NOLEAKTRACE, a flag
- * meant for kmemleak's own caches, and used here on purpose: kmemleak saves
- * a stack trace on every allocation and free, and on the debug kernel that
- * was most of what an operation costs. Measured per operation in `ops`
- * batches of 1,024 on trees of up to 8,192 nodes (mainline tree,
- * tools/measure-ops, debug guest, KASAN outline): insert 134 us, erase
- * 126 us, find 26 us with kmemleak tracking the nodes; 52-66, 44-55 and
- * 15-27 us without. The guest suites run millions of operations.
- *
- * What is given up: kmemleak cannot report a lost node while the module is
- * loaded. It is reported at unload instead: every node is on its tree's
- * list and counted, rmmod frees them all through the lists, and
- * kmem_cache_destroy() names the cache if one was lost (the mutant
- * leak-erased-node of kmod/tests/mutants shows it). Without kmemleak the
- * flag does nothing; KASAN still checks every node access.
+ * Nodes come from their own cache, tracked by kmemleak like any other
+ * allocation: every node is on its tree's list (rbti_tree.all, in the
+ * module's static rbti_trees[]) from allocation until it is freed, or on
+ * RCU's callback list while it waits for its grace period, so kmemleak
+ * reaches every live node and reports one that was lost.
  */
 static struct kmem_cache *rbti_node_cache;
 
@@ -49,6 +39,29 @@ void rbti_node_free(struct rbti_node *n)
 {
 	if (n)
 		kmem_cache_free(rbti_node_cache, n);
+}
+
+static void rbti_node_free_rcu(struct rcu_head *head)
+{
+	kmem_cache_free(rbti_node_cache, container_of(head, struct rbti_node,
+						      rcu));
+}
+
+/**
+ * rbti_node_retire() - free a node that @t no longer links or lists
+ * @t: its tree
+ * @n: the node, or NULL
+ *
+ * On a tree whose finds run lockless (rbti_lockless()), a reader may still
+ * be walking @n: it is freed after an RCU grace period. rbti_nodes_exit()
+ * waits for those with rcu_barrier().
+ */
+void rbti_node_retire(struct rbti_tree *t, struct rbti_node *n)
+{
+	if (n && rbti_lockless(t->ops->flags))
+		call_rcu(&n->rcu, rbti_node_free_rcu);
+	else
+		rbti_node_free(n);
 }
 
 void rbti_free_nodes(struct rbti_node **nodes, size_t n)
@@ -123,16 +136,21 @@ void rbti_free_all(struct rbti_tree *t)
 	struct rbti_node *n, *tmp;
 	unsigned long i = 0;
 
+	/* Lockless finds see an empty tree, or nodes not yet freed. */
+	if (t->ops->flags & RBTI_LOCKLESS)
+		write_seqcount_begin(&t->seq);
+	WRITE_ONCE(t->root.rb_node, NULL);
+	WRITE_ONCE(t->latch.tree[0].rb_node, NULL);
+	WRITE_ONCE(t->latch.tree[1].rb_node, NULL);
+	if (t->ops->flags & RBTI_LOCKLESS)
+		write_seqcount_end(&t->seq);
 	list_for_each_entry_safe(n, tmp, &t->all, list) {
-		rbti_node_free(n);
+		rbti_node_retire(t, n);
 		rbti_cond_resched(++i);
 	}
 	INIT_LIST_HEAD(&t->all);
 	atomic_long_sub(t->nodes, &rbti_total_nodes);
 	t->nodes = 0;
-	t->root = RB_ROOT;
-	t->latch.tree[0] = RB_ROOT;
-	t->latch.tree[1] = RB_ROOT;
 	t->leftmost = NULL;
 	t->rightmost = NULL;
 	t->count = 0;
@@ -178,7 +196,7 @@ int rbti_do_insert(struct rbti_tree *t, struct rbti_node *n,
 	/* The new node took the old one's place, and its reservation. */
 	list_del(&old->list);
 	*old_id = old->id;
-	rbti_node_free(old);
+	rbti_node_retire(t, old);
 	return 1;
 }
 
@@ -205,7 +223,9 @@ struct rbti_node *rbti_do_erase(struct rbti_tree *t, const struct rbti_op *op)
 
 struct rbti_node *rbti_do_find(struct rbti_tree *t, const struct rbti_op *op)
 {
+	spin_lock(&t->qlock);
 	t->finds++;
+	spin_unlock(&t->qlock);
 	return t->ops->find(t, op->key);
 }
 
@@ -213,7 +233,9 @@ struct rbti_node *rbti_do_near(struct rbti_tree *t, const struct rbti_op *op)
 {
 	struct rbti_node *hint = rbti_hint(t, op);
 
+	spin_lock(&t->qlock);
 	t->nears++;
+	spin_unlock(&t->qlock);
 	if (hint)
 		return t->ops->near_hint(t, op->key, hint);
 	return t->ops->near(t, op->key);
@@ -340,7 +362,7 @@ static int rbti_erase(struct rbti_tree *t, char *buf)
 		ret = n ? 0 : -ENOENT;
 	}
 	mutex_unlock(&t->lock);
-	rbti_node_free(n);
+	rbti_node_retire(t, n);
 	return ret;
 }
 
@@ -357,7 +379,8 @@ static int rbti_clear(struct rbti_tree *t, char *buf)
 	mutex_lock(&t->lock);
 	rbti_free_all(t);
 	t->corrupt = false;
-	t->shape = false;
+	/* A lockless find that sees it sees the emptied roots too. */
+	smp_store_release(&t->broken, 0);
 	t->gen++;
 	mutex_unlock(&t->lock);
 	return 0;
@@ -384,12 +407,16 @@ RBTI_WRITE_FOPS(clear);
 int rbti_nodes_init(void)
 {
 	rbti_node_cache = kmem_cache_create("rbti_node", sizeof(struct rbti_node),
-					    0, SLAB_NOLEAKTRACE, NULL);
+					    0, 0, NULL);
 	return rbti_node_cache ? 0 : -ENOMEM;
 }
 
-/* WARNs, naming the cache, if a node was never freed. */
+/*
+ * Waits for the nodes still in their grace period, then WARNs, naming the
+ * cache, if a node was never freed.
+ */
 void rbti_nodes_exit(void)
 {
+	rcu_barrier();
 	kmem_cache_destroy(rbti_node_cache);
 }

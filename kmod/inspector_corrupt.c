@@ -7,6 +7,7 @@
  */
 #include <linux/module.h>
 #include <linux/rbtree_augmented.h>
+#include <linux/rcupdate.h>
 
 #include "inspector_fe.h"
 
@@ -158,7 +159,8 @@ static int rbti_break_cycle(struct rbti_tree *t, struct rbti_node *n, s64 arg)
  * @name: the command
  * @nargs: how many keys follow it: none, the node's, or also a new key
  * @needs: tree flag without which it does not apply (0: any tree)
- * @shape: it breaks a child link: no search may run afterwards
+ * @breaks: the links it breaks (%RBTI_LINK_*): a query that follows one
+ *	of them may not run afterwards (rbti_queries_safe())
  * @apply: break the tree (the node with the first key, if @nargs > 0;
  *	the second key, if @nargs > 1), or -EINVAL if it does not apply
  */
@@ -166,24 +168,24 @@ struct rbti_corruption {
 	const char *name;
 	unsigned int nargs;
 	unsigned int needs;
-	bool shape;
+	unsigned int breaks;
 	int (*apply)(struct rbti_tree *t, struct rbti_node *n, s64 arg);
 };
 
 static const struct rbti_corruption rbti_corruptions[] = {
-	{ "color",	1, 0,		false,	rbti_break_color },
-	{ "black",	1, 0,		false,	rbti_break_black },
-	{ "key",	2, 0,		false,	rbti_break_key },
-	{ "parent",	1, 0,		false,	rbti_break_parent },
-	{ "leftmost",	0, RBTI_LEFTMOST, false, rbti_break_leftmost },
-	{ "rightmost",	0, RBTI_RIGHTMOST, false, rbti_break_rightmost },
-	{ "count",	0, RBTI_COUNT,	false,	rbti_break_count },
-	{ "aug",	1, RBTI_AUGMENTED, false, rbti_break_aug },
-	{ "value",	1, RBTI_VALUE,	false,	rbti_break_value },
-	{ "latch",	1, RBTI_LATCH,	false,	rbti_break_latch },
-	{ "detach",	1, 0,		true,	rbti_break_detach },
-	{ "share",	1, 0,		true,	rbti_break_share },
-	{ "cycle",	1, 0,		true,	rbti_break_cycle },
+	{ "color",	1, 0,		0,	rbti_break_color },
+	{ "black",	1, 0,		0,	rbti_break_black },
+	{ "key",	2, 0,		0,	rbti_break_key },
+	{ "parent",	1, 0,		RBTI_LINK_PARENT, rbti_break_parent },
+	{ "leftmost",	0, RBTI_LEFTMOST, RBTI_LINK_CACHE, rbti_break_leftmost },
+	{ "rightmost",	0, RBTI_RIGHTMOST, RBTI_LINK_CACHE, rbti_break_rightmost },
+	{ "count",	0, RBTI_COUNT,	0,	rbti_break_count },
+	{ "aug",	1, RBTI_AUGMENTED, 0,	rbti_break_aug },
+	{ "value",	1, RBTI_VALUE,	0,	rbti_break_value },
+	{ "latch",	1, RBTI_LATCH,	0,	rbti_break_latch },
+	{ "detach",	1, 0,		RBTI_LINK_CHILD, rbti_break_detach },
+	{ "share",	1, 0,		RBTI_LINK_CHILD, rbti_break_share },
+	{ "cycle",	1, 0,		RBTI_LINK_CHILD, rbti_break_cycle },
 };
 
 static int rbti_corrupt(struct rbti_tree *t, char *buf)
@@ -216,12 +218,24 @@ static int rbti_corrupt(struct rbti_tree *t, char *buf)
 		if (!n)
 			goto unlock;
 	}
+	/*
+	 * Lockless finds of this tree may be walking it: new ones take the
+	 * lock (held) instead, and a grace period waits out the others, so
+	 * that none runs while a link or a key changes under it.
+	 */
+	if (rbti_lockless(t->ops->flags)) {
+		WRITE_ONCE(t->gate, true);
+		synchronize_rcu();
+	}
 	ret = c->apply(t, n, args[1]);
 	if (!ret) {
 		t->corrupt = true;
-		t->shape = c->shape;
+		/* Ordered after the change, for rbti_queries_safe(). */
+		smp_store_release(&t->broken, c->breaks);
 		t->gen++;
 	}
+	/* A lockless find that sees the gate open sees the change. */
+	smp_store_release(&t->gate, false);
 unlock:
 	mutex_unlock(&t->lock);
 	return ret;

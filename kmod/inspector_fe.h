@@ -3,9 +3,9 @@
  * rbtree_inspector: what the front end's files share (inspector*.c). The
  * front end is split by job: inspector.c the module and its reports,
  * inspector_parse.c parsing, inspector_cmd.c nodes and the write commands,
- * inspector_ops.c queries, batches and overlap, inspector_corrupt.c
- * corruption, inspector_stress.c the lockless stress, inspector_dump.c
- * the dump, inspector_walk.c walks and the check.
+ * inspector_query.c find and near, inspector_ops.c batches and overlap,
+ * inspector_corrupt.c corruption, inspector_stress.c the lockless stress,
+ * inspector_dump.c the dump, inspector_walk.c walks and the check.
  */
 #ifndef _RBTREE_INSPECTOR_FE_H
 #define _RBTREE_INSPECTOR_FE_H
@@ -37,6 +37,20 @@ struct rbti_op {
 	s64 value;
 };
 
+/**
+ * rbti_queries_safe() - whether find, near and overlap may run on a tree
+ * @t: the tree; locked, or in a lockless find's rcu_read_lock() section
+ *
+ * Return: false if a corruption broke a link the tree's queries follow
+ * (always child links), so that they could loop or read garbage.
+ */
+static inline bool rbti_queries_safe(const struct rbti_tree *t)
+{
+	/* Pairs with the release in `corrupt` and `clear`. */
+	return !(smp_load_acquire(&t->broken) &
+		 (RBTI_LINK_CHILD | t->ops->follows));
+}
+
 /* inspector_parse.c */
 char *rbti_token(char **s);
 int rbti_parse_some(char *s, s64 *keys, unsigned int min, unsigned int max,
@@ -55,6 +69,7 @@ extern unsigned long max_nodes;
 int rbti_nodes_init(void);
 void rbti_nodes_exit(void);
 void rbti_node_free(struct rbti_node *n);
+void rbti_node_retire(struct rbti_tree *t, struct rbti_node *n);
 void rbti_free_nodes(struct rbti_node **nodes, size_t n);
 struct rbti_node **rbti_alloc_nodes(size_t n);
 int rbti_reserve(const struct rbti_tree *t, size_t new);
@@ -127,7 +142,7 @@ ssize_t rbti_result_read(struct file *file, char __user *ubuf, size_t count,
 void rbti_result_set(struct file *file, char *results, size_t len,
 		     loff_t *ppos);
 
-/* inspector_ops.c */
+/* inspector_ops.c, inspector_query.c */
 extern const struct file_operations rbti_find_fops, rbti_near_fops,
 	rbti_ops_fops, rbti_overlap_fops;
 

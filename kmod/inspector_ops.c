@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rbtree_inspector: the query files: `find` and `near` (a result line per
- * open file), `ops` batches and `overlap` queries (results per open file,
- * read back on the descriptor that wrote).
+ * rbtree_inspector: `ops` batches and `overlap` queries, whose results
+ * belong to the open file and are read back on the descriptor that wrote
+ * (inspector_query.c has `find` and `near`).
  */
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -12,186 +13,14 @@
 #include "inspector_fe.h"
 
 /* Past this, a batch's or an overlap query's results are ENOBUFS. */
-#define RBTI_RESULTS_MAX	SZ_64M
+static unsigned long max_result_bytes = SZ_64M;
+module_param(max_result_bytes, ulong, 0600);
+MODULE_PARM_DESC(max_result_bytes, "maximum bytes of results of one ops batch or overlap query (default 64 MiB)");
 
-/* --- find and near: a result line per open file --- */
-
-/**
- * struct rbti_query_file - an open `find` or `near` file
- * @tree: the tree
- * @near: this is `near`, not `find`
- * @lock: protects @line and @len
- * @line: the result line this descriptor reads
- * @len: its length, 0 before the descriptor has one
- *
- * A successful write sets @line and also the tree's last result. A read
- * on a descriptor without a line of its own takes a copy of the tree's
- * last result first, so that `echo K > find; cat find` works; from then
- * on every read of the descriptor sees that same line until its next
- * successful write.
- */
-struct rbti_query_file {
-	struct rbti_tree *tree;
-	bool near;
-	struct mutex lock;	/* protects line and len */
-	char line[RBTI_RESULT_MAX];
-	int len;
-};
-
-static int rbti_query_open(struct inode *inode, struct file *file, bool near)
-{
-	struct rbti_query_file *qf;
-
-	qf = kzalloc(sizeof(*qf), GFP_KERNEL);
-	if (!qf)
-		return -ENOMEM;
-	qf->tree = inode->i_private;
-	qf->near = near;
-	mutex_init(&qf->lock);
-	file->private_data = qf;
-	return 0;
-}
-
-static int rbti_find_open(struct inode *inode, struct file *file)
-{
-	return rbti_query_open(inode, file, false);
-}
-
-static int rbti_near_open(struct inode *inode, struct file *file)
-{
-	return rbti_query_open(inode, file, true);
-}
-
-static int rbti_query_release(struct inode *inode, struct file *file)
-{
-	struct rbti_query_file *qf = file->private_data;
-
-	mutex_destroy(&qf->lock);
-	kfree(qf);
-	return 0;
-}
-
-/* "ID KEY", or "ID KEY VALUE" on a value tree, and a newline. */
-static int rbti_result_line(const struct rbti_tree *t, char *line,
-			    const struct rbti_result *res)
-{
-	if (!res->valid)
-		return 0;
-	if (t->ops->flags & RBTI_VALUE)
-		return scnprintf(line, RBTI_RESULT_MAX, "%llu %lld %lld\n",
-				 res->id, res->key, res->value);
-	return scnprintf(line, RBTI_RESULT_MAX, "%llu %lld\n", res->id,
-			 res->key);
-}
-
-/*
- * `find KEY` or `near KEY [HINTKEY]`. Returns the line length, or an
- * errno: EOPNOTSUPP (near on a tree without it), EINVAL, EUCLEAN (after
- * shape corruption; a hinted near on any corrupt tree, as the hint's climb
- * follows parent pointers), ENOENT.
- */
-static int rbti_query(struct rbti_tree *t, char *buf, bool near, char *line)
-{
-	struct rbti_result *last = near ? &t->near : &t->found;
-	struct rbti_op op = { .cmd = near ? 'n' : 'f' };
-	struct rbti_node *n;
-	unsigned int nargs;
-	s64 args[2] = { 0, 0 };
-	int ret;
-
-	if (near && !t->ops->near)
-		return -EOPNOTSUPP;
-	ret = rbti_parse_some(buf, args, 1, near && t->ops->near_hint ? 2 : 1,
-			      &nargs);
-	if (ret)
-		return ret;
-	op.key = args[0];
-	op.hinted = nargs == 2;
-	op.hint = args[1];
-	mutex_lock(&t->lock);
-	ret = -EUCLEAN;
-	if (t->shape || (op.hinted && t->corrupt))
-		goto unlock;
-	n = near ? rbti_do_near(t, &op) : rbti_do_find(t, &op);
-	ret = -ENOENT;
-	if (!n)
-		goto unlock;
-	last->valid = true;
-	last->id = n->id;
-	last->key = n->key;
-	last->value = n->value;
-	ret = rbti_result_line(t, line, last);
-unlock:
-	mutex_unlock(&t->lock);
-	return ret;
-}
-
-/*
- * Like `ops`, a successful write moves the file position back to 0, so
- * that write(); read() pairs on one descriptor read each answer whole.
- */
-static ssize_t rbti_query_write(struct file *file, const char __user *ubuf,
-				size_t count, loff_t *ppos)
-{
-	struct rbti_query_file *qf = file->private_data;
-	char line[RBTI_RESULT_MAX];
-	char *buf;
-	int ret;
-
-	buf = rbti_copy_command(ubuf, count);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	ret = rbti_query(qf->tree, buf, qf->near, line);
-	kvfree(buf);
-	if (ret < 0)
-		return ret;
-	mutex_lock(&qf->lock);
-	memcpy(qf->line, line, ret);
-	qf->len = ret;
-	*ppos = 0;
-	mutex_unlock(&qf->lock);
-	return count;
-}
-
-static ssize_t rbti_query_read(struct file *file, char __user *ubuf,
-			       size_t count, loff_t *ppos)
-{
-	struct rbti_query_file *qf = file->private_data;
-	struct rbti_tree *t = qf->tree;
-	ssize_t ret;
-
-	mutex_lock(&qf->lock);
-	if (!qf->len) {
-		mutex_lock(&t->lock);
-		qf->len = rbti_result_line(t, qf->line,
-					   qf->near ? &t->near : &t->found);
-		mutex_unlock(&t->lock);
-	}
-	ret = -ENODATA;
-	if (qf->len)
-		ret = simple_read_from_buffer(ubuf, count, ppos, qf->line,
-					      qf->len);
-	mutex_unlock(&qf->lock);
-	return ret;
-}
-
-const struct file_operations rbti_find_fops = {
-	.owner = THIS_MODULE,
-	.open = rbti_find_open,
-	.read = rbti_query_read,
-	.write = rbti_query_write,
-	.llseek = default_llseek,
-	.release = rbti_query_release,
-};
-
-const struct file_operations rbti_near_fops = {
-	.owner = THIS_MODULE,
-	.open = rbti_near_open,
-	.read = rbti_query_read,
-	.write = rbti_query_write,
-	.llseek = default_llseek,
-	.release = rbti_query_release,
-};
+/* The longest " ID" of an overlap result. */
+#define RBTI_ID_MAX		21
+/* "overlap N\n" around the ids. */
+#define RBTI_OVERLAP_LINE_MAX	30
 
 /* --- Growing texts and files of per-descriptor results --- */
 
@@ -355,19 +184,68 @@ static void rbti_node_result(struct rbti_tree *t, struct rbti_buf *b,
 	rbti_buf_printf(b, "\n");
 }
 
-/* "overlap N ID...": the ids go to a text of their own first. */
+/*
+ * "overlap N ID...": the ids are written first, then the words before them
+ * are put in front, in the room rbti_results_bound() counted for them.
+ */
 static void rbti_overlap_result(struct rbti_tree *t, const struct rbti_op *op,
 				struct rbti_buf *b)
 {
-	struct rbti_buf ids = { .max = RBTI_RESULTS_MAX };
+	size_t at = b->len, len;
 	unsigned long count;
+	char head[RBTI_OVERLAP_LINE_MAX];
 
-	count = rbti_overlap(t, op->key, op->value, &ids, false);
-	if (ids.err)
-		b->err = ids.err;
-	else
-		rbti_buf_printf(b, "overlap %lu%s\n", count, ids.buf ?: "");
-	kvfree(ids.buf);
+	count = rbti_overlap(t, op->key, op->value, b, false);
+	len = scnprintf(head, sizeof(head), "overlap %lu", count);
+	if (b->err || b->size - b->len <= len) {
+		b->err = b->err ?: -ENOBUFS;
+		return;
+	}
+	memmove(b->buf + at + len, b->buf + at, b->len - at + 1);
+	memcpy(b->buf + at, head, len);
+	b->len += len;
+	rbti_buf_printf(b, "\n");
+}
+
+/* Nodes overlapping [@start, @last] on @t (locked), bounded as rbti_overlap(). */
+static unsigned long rbti_overlap_count(struct rbti_tree *t, s64 start,
+					s64 last)
+{
+	struct rbti_node *n = NULL;
+	unsigned long count = 0;
+
+	while (count <= t->nodes &&
+	       (n = t->ops->overlap(t, start, last, n)))
+		rbti_cond_resched(++count);
+	return count;
+}
+
+/*
+ * The most bytes a batch's results can take on @t (locked, not corrupt),
+ * or SIZE_MAX past @max: a line of at most RBTI_RESULT_MAX bytes an
+ * operation, and for an overlap an id for each node it finds now and each
+ * node the batch inserts before it (only those can overlap it then).
+ */
+static size_t rbti_results_bound(struct rbti_tree *t, const struct rbti_op *ops,
+				 size_t n, size_t max)
+{
+	size_t i, bound = 1, inserts = 0, line;
+	unsigned long ids;
+
+	for (i = 0; i < n && bound <= max; i++) {
+		line = RBTI_RESULT_MAX;
+		if (ops[i].cmd == 'o') {
+			ids = rbti_overlap_count(t, ops[i].key, ops[i].value) +
+			      inserts;
+			line = ids > (max - RBTI_OVERLAP_LINE_MAX) / RBTI_ID_MAX ?
+			       max + 1 :
+			       RBTI_OVERLAP_LINE_MAX + RBTI_ID_MAX * ids;
+		}
+		inserts += ops[i].cmd == 'i';
+		bound = line > max ? SIZE_MAX : bound + line;
+		rbti_cond_resched(i + 1);
+	}
+	return bound > max ? SIZE_MAX : bound;
 }
 
 /* Run one operation, tree locked, its result line appended to @b. */
@@ -400,7 +278,7 @@ static void rbti_run_op(struct rbti_tree *t, const struct rbti_op *op,
 		if (!n)
 			break;
 		rbti_buf_printf(b, "erased %llu\n", n->id);
-		rbti_node_free(n);
+		rbti_node_retire(t, n);
 		return;
 	case 'f':
 		n = rbti_do_find(t, op);
@@ -424,8 +302,30 @@ static void rbti_run_op(struct rbti_tree *t, const struct rbti_op *op,
 }
 
 /*
- * Run a parsed batch, all or nothing, its result lines in @b; -ENOBUFS if
- * they would pass RBTI_RESULTS_MAX (the operations have run).
+ * Room for the results of a batch, checked and allocated before anything
+ * is applied, so that the batch cannot fail half way: -ENOBUFS if they
+ * could pass max_result_bytes, -ENOMEM.
+ */
+static int rbti_results_room(struct rbti_tree *t, const struct rbti_op *ops,
+			     size_t n, struct rbti_buf *b)
+{
+	size_t max = READ_ONCE(max_result_bytes);
+	size_t bound = rbti_results_bound(t, ops, n, max);
+
+	if (bound == SIZE_MAX)
+		return -ENOBUFS;
+	b->buf = kvmalloc(bound, GFP_KERNEL);
+	if (!b->buf)
+		return -ENOMEM;
+	b->buf[0] = '\0';
+	b->size = bound;
+	b->max = bound;
+	return 0;
+}
+
+/*
+ * Run a parsed batch, all or nothing, its result lines in @b: every limit
+ * (nodes, results, memory) is checked before the first operation runs.
  */
 static int rbti_run_ops(struct rbti_tree *t, const struct rbti_op *ops,
 			size_t n, struct rbti_buf *b)
@@ -448,7 +348,9 @@ static int rbti_run_ops(struct rbti_tree *t, const struct rbti_op *ops,
 	if (ret)
 		goto unlock;
 	ret = -ENOMEM;
-	if (inserts && !nodes) {
+	if (!inserts || nodes)
+		ret = rbti_results_room(t, ops, n, b);
+	if (ret) {
 		rbti_unreserve(inserts);
 		goto unlock;
 	}
@@ -458,6 +360,7 @@ static int rbti_run_ops(struct rbti_tree *t, const struct rbti_op *ops,
 		rbti_cond_resched(i + 1);
 	}
 	rbti_unreserve(inserts - added);
+	/* 0: the room was counted. */
 	ret = b->err;
 unlock:
 	mutex_unlock(&t->lock);
@@ -469,7 +372,7 @@ static ssize_t rbti_ops_write(struct file *file, const char __user *ubuf,
 			      size_t count, loff_t *ppos)
 {
 	struct rbti_result_file *rf = file->private_data;
-	struct rbti_buf b = { .max = RBTI_RESULTS_MAX };
+	struct rbti_buf b = { };
 	struct rbti_op *ops;
 	char *buf;
 	size_t n;
@@ -482,10 +385,7 @@ static ssize_t rbti_ops_write(struct file *file, const char __user *ubuf,
 	kvfree(buf);
 	if (ret)
 		return ret;
-	/* Room for the usual short lines: few batches need to grow it. */
-	b.size = min_t(size_t, n * 24 + 1, RBTI_RESULTS_MAX);
-	b.buf = kvmalloc(b.size, GFP_KERNEL);
-	ret = b.buf ? rbti_run_ops(rf->tree, ops, n, &b) : -ENOMEM;
+	ret = rbti_run_ops(rf->tree, ops, n, &b);
 	kvfree(ops);
 	if (ret) {
 		kvfree(b.buf);
@@ -509,13 +409,13 @@ const struct file_operations rbti_ops_fops = {
 /*
  * `START LAST`: one "ID START LAST" line per stored interval overlapping
  * [START, LAST], in the order of iter_first/iter_next, then "end N".
- * Runs on a corrupt tree too (not after shape corruption).
+ * Runs on a corrupt tree too, unless rbti_queries_safe() says no.
  */
 static ssize_t rbti_overlap_write(struct file *file, const char __user *ubuf,
 				  size_t count, loff_t *ppos)
 {
 	struct rbti_result_file *rf = file->private_data;
-	struct rbti_buf b = { .max = RBTI_RESULTS_MAX };
+	struct rbti_buf b = { .max = READ_ONCE(max_result_bytes) };
 	struct rbti_tree *t = rf->tree;
 	unsigned long n;
 	s64 start, last;
@@ -531,7 +431,7 @@ static ssize_t rbti_overlap_write(struct file *file, const char __user *ubuf,
 		return ret;
 	mutex_lock(&t->lock);
 	ret = -EUCLEAN;
-	if (!t->shape) {
+	if (rbti_queries_safe(t)) {
 		n = rbti_overlap(t, start, last, &b, true);
 		rbti_buf_printf(&b, "end %lu\n", n);
 		ret = b.err;

@@ -7,8 +7,9 @@
  * Keys are 4i (present: inserted first, never erased), 4i + 1 (absent:
  * never inserted) and 4i + 2 (churn: inserted and erased over and over by
  * the writers, so that the tree rotates under the readers), for i below
- * RBTI_STRESS_KEYS. One reader and one writer kthread per online CPU; the
- * readers look up present and absent keys alternately, lockless, until
+ * the run's key count (stress_keys). One reader kthread per online CPU and
+ * as many writers, but no more writers than keys, each owning its own churn
+ * keys; the readers look up present and absent keys alternately, lockless, until
  * the lookups asked for are done, the time limit (stress_seconds) passes,
  * the writer of the file is killed or the module unloads. Every thread is
  * stopped and the private tree freed before the write returns; erased
@@ -33,7 +34,11 @@ static unsigned int stress_seconds = 120;
 module_param(stress_seconds, uint, 0600);
 MODULE_PARM_DESC(stress_seconds, "time limit of one stress run, in seconds (default 120)");
 
-#define RBTI_STRESS_KEYS	512
+static unsigned int stress_keys = 512;
+module_param(stress_keys, uint, 0600);
+MODULE_PARM_DESC(stress_keys, "keys of each kind in a stress run's private tree, 1 to 65536 (default 512)");
+
+#define RBTI_STRESS_KEYS_MAX	65536
 #define RBTI_STRESS_MAX		1000000000ULL
 /* A writer sleeps RBTI_STRESS_PAUSE_US (at least) after so many writes. */
 #define RBTI_STRESS_BURST	16
@@ -52,9 +57,11 @@ static bool rbti_stress_stopping;
  * @deadline: jiffies at which the time limit passes
  * @stop: the readers stop (the writer of the file was killed)
  * @readers_left: readers still looking up
+ * @readers_total: readers started
  * @readers_done: completed when @readers_left reaches 0
  * @writers_stop: the writers stop (every reader is done)
- * @nwriters: writer threads
+ * @keys: i in the keys 4i, 4i + 1 and 4i + 2 runs below this
+ * @nwriters: writer threads, at most @keys
  * @lookups: the counters of DEBUGFS.md's `stress` file, summed over the
  *	readers as each ends
  * @present: see @lookups
@@ -74,9 +81,10 @@ struct rbti_stress_run {
 	atomic64_t left;
 	unsigned long deadline;
 	bool stop;
-	atomic_t readers_left;
+	atomic_t readers_left, readers_total;
 	struct completion readers_done;
 	bool writers_stop;
+	unsigned int keys;
 	unsigned int nwriters;
 	atomic64_t lookups, present, absent, retries, wrong, absent_found;
 	atomic64_t missed, writes;
@@ -146,7 +154,7 @@ static int rbti_stress_reader(void *arg)
 		for (i = 0; i < chunk; i++) {
 			bool want = !(lookups & 1);
 
-			key = 4 * (s64)get_random_u32_below(RBTI_STRESS_KEYS) +
+			key = 4 * (s64)get_random_u32_below(r->keys) +
 			      (want ? 0 : 1);
 			ret = r->ops->lookup(r->tree, key, &found, &retries);
 			lookups++;
@@ -196,7 +204,7 @@ static int rbti_stress_writer(void *arg)
 	unsigned long *in, writes = 0;
 	unsigned int i = th->index;
 
-	in = bitmap_zalloc(RBTI_STRESS_KEYS, GFP_KERNEL);
+	in = bitmap_zalloc(r->keys, GFP_KERNEL);
 	if (!in)
 		WRITE_ONCE(r->err, -ENOMEM);
 	while (in && !READ_ONCE(r->writers_stop)) {
@@ -213,7 +221,7 @@ static int rbti_stress_writer(void *arg)
 		}
 		writes++;
 		i += r->nwriters;
-		if (i >= RBTI_STRESS_KEYS)
+		if (i >= r->keys)
 			i = th->index;
 		/*
 		 * A pause after each burst of writes: writers that never
@@ -234,17 +242,19 @@ static int rbti_stress_writer(void *arg)
 }
 
 /*
- * Create @n threads of @fn, the readers bound one to each online CPU;
- * woken only once all exist. Returns how many were created.
+ * Create @n threads of @fn, bound one to each online CPU (cpus_read_lock()
+ * held), not yet woken. Returns 0, or the error of the first that could
+ * not be created; *@made says how many were.
  */
-static unsigned int rbti_stress_spawn(struct rbti_stress_run *r,
-				      struct rbti_stress_thread *th,
-				      unsigned int n, int (*fn)(void *),
-				      const char *what)
+static int rbti_stress_spawn(struct rbti_stress_run *r,
+			     struct rbti_stress_thread *th, unsigned int n,
+			     int (*fn)(void *), const char *what,
+			     unsigned int *made)
 {
 	unsigned int i = 0;
 	int cpu;
 
+	*made = 0;
 	for_each_online_cpu(cpu) {
 		if (i == n)
 			break;
@@ -253,11 +263,11 @@ static unsigned int rbti_stress_spawn(struct rbti_stress_run *r,
 		th[i].task = kthread_create(fn, &th[i], "rbti-stress-%s/%d",
 					    what, cpu);
 		if (IS_ERR(th[i].task))
-			break;
+			return PTR_ERR(th[i].task);
 		kthread_bind(th[i].task, cpu);
-		i++;
+		*made = ++i;
 	}
-	return i;
+	return 0;
 }
 
 /* The result text of a run, "key value" lines (kvmalloc()ed) or NULL. */
@@ -279,6 +289,8 @@ static char *rbti_stress_report(struct rbti_stress_run *r, size_t *len)
 	rbti_buf_printf(&b, "writes %lld\ntimeout %d\nok %d\n",
 			atomic64_read(&r->writes), r->timeout,
 			!wrong && !absent_found && !missed && !r->timeout);
+	rbti_buf_printf(&b, "readers %u\nwriters %u\nkeys %u\n",
+			atomic_read(&r->readers_total), r->nwriters, r->keys);
 	if (b.err) {
 		kvfree(b.buf);
 		return NULL;
@@ -302,25 +314,70 @@ static int rbti_stress_wait(struct rbti_stress_run *r)
 	return ret < 0 ? -EINTR : 0;
 }
 
+/*
+ * Create the readers and writers and wake them, all inside
+ * cpus_read_lock(), so that the CPUs counted are those they are bound to
+ * when they start. Returns 0 or the spawn error (nothing left running).
+ */
+static int rbti_stress_start(struct rbti_stress_run *r,
+			     struct rbti_stress_thread *readers,
+			     struct rbti_stress_thread *writers,
+			     unsigned int *nr, unsigned int *nw)
+{
+	unsigned int ncpus, i;
+	int ret;
+
+	*nw = 0;
+	cpus_read_lock();
+	ncpus = num_online_cpus();
+	ret = rbti_stress_spawn(r, readers, ncpus, rbti_stress_reader, "r",
+				nr);
+	if (!ret)
+		ret = rbti_stress_spawn(r, writers, min(ncpus, r->keys),
+					rbti_stress_writer, "w", nw);
+	if (ret) {
+		cpus_read_unlock();
+		/* Never woken: kthread_stop() ends them before they run. */
+		for (i = 0; i < *nr; i++)
+			kthread_stop(readers[i].task);
+		for (i = 0; i < *nw; i++)
+			kthread_stop(writers[i].task);
+		return ret;
+	}
+	r->nwriters = *nw;
+	atomic_set(&r->readers_left, *nr);
+	atomic_set(&r->readers_total, *nr);
+	r->deadline = jiffies + (unsigned long)READ_ONCE(stress_seconds) * HZ;
+	for (i = 0; i < *nw; i++)
+		wake_up_process(writers[i].task);
+	for (i = 0; i < *nr; i++)
+		wake_up_process(readers[i].task);
+	cpus_read_unlock();
+	return 0;
+}
+
 /* Run a stress of @lookups lookups; the report in *@text. */
 static int rbti_stress_run(const struct rbti_stress_ops *ops, u64 lookups,
 			   char **text, size_t *len)
 {
-	unsigned int ncpus = num_online_cpus(), nr, nw = 0, i;
 	struct rbti_stress_thread *readers, *writers = NULL;
 	struct rbti_stress_run *r;
+	unsigned int nr, nw, i;
 	int ret = -ENOMEM;
 
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
-	readers = kcalloc(ncpus, sizeof(*readers), GFP_KERNEL);
-	writers = kcalloc(ncpus, sizeof(*writers), GFP_KERNEL);
+	/* Room for every possible CPU: the online ones are counted later. */
+	readers = kcalloc(nr_cpu_ids, sizeof(*readers), GFP_KERNEL);
+	writers = kcalloc(nr_cpu_ids, sizeof(*writers), GFP_KERNEL);
 	if (!r || !readers || !writers)
 		goto free;
 	r->ops = ops;
+	r->keys = clamp_t(unsigned int, READ_ONCE(stress_keys), 1,
+			  RBTI_STRESS_KEYS_MAX);
 	r->tree = ops->create();
 	if (!r->tree)
 		goto free;
-	for (i = 0; i < RBTI_STRESS_KEYS; i++) {
+	for (i = 0; i < r->keys; i++) {
 		ret = ops->insert(r->tree, 4 * (s64)i);
 		if (ret)
 			goto destroy;
@@ -329,28 +386,9 @@ static int rbti_stress_run(const struct rbti_stress_ops *ops, u64 lookups,
 	atomic64_set(&r->left, lookups);
 	init_completion(&r->readers_done);
 
-	cpus_read_lock();
-	nr = rbti_stress_spawn(r, readers, ncpus, rbti_stress_reader, "r");
-	if (nr == ncpus)
-		nw = rbti_stress_spawn(r, writers, ncpus, rbti_stress_writer,
-				       "w");
-	cpus_read_unlock();
-	ret = -ENOMEM;
-	if (nr < ncpus || nw < ncpus) {
-		/* Never woken: kthread_stop() ends them before they run. */
-		for (i = 0; i < nr; i++)
-			kthread_stop(readers[i].task);
-		for (i = 0; i < nw; i++)
-			kthread_stop(writers[i].task);
+	ret = rbti_stress_start(r, readers, writers, &nr, &nw);
+	if (ret)
 		goto destroy;
-	}
-	r->nwriters = nw;
-	atomic_set(&r->readers_left, nr);
-	r->deadline = jiffies + (unsigned long)READ_ONCE(stress_seconds) * HZ;
-	for (i = 0; i < nw; i++)
-		wake_up_process(writers[i].task);
-	for (i = 0; i < nr; i++)
-		wake_up_process(readers[i].task);
 
 	ret = rbti_stress_wait(r);
 	WRITE_ONCE(r->stop, true);

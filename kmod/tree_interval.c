@@ -7,9 +7,11 @@
  * subtree (the kernel's __subtree_last).
  *
  * The API has no "first START greater than K" query, so the tree has no
- * near; it has overlap queries instead (iter_first / iter_next). Every
- * loop over iter_next is bounded by the number of nodes: a corrupted
- * parent pointer could make iter_next return a node twice.
+ * near; it has overlap queries instead (iter_first / iter_next). iter_next
+ * climbs parent pointers with no bound of its own, so the tree's queries
+ * follow them (rbti_tree_ops.follows): after a `corrupt parent` they are
+ * refused. Every loop over iter_next is also bounded by the number of
+ * nodes.
  */
 #include <linux/interval_tree_generic.h>
 
@@ -87,6 +89,8 @@ const struct rbti_tree_ops rbti_interval_ops = {
 	.flags = RBTI_DUP | RBTI_AUGMENTED | RBTI_VALUE | RBTI_INTERVAL,
 	.aug = RBTI_AUG_MAX,
 	.value_name = "last",
+	/* iter_next climbs parent pointers: a broken one can loop it. */
+	.follows = RBTI_LINK_PARENT,
 	.insert = interval_insert,
 	.find = interval_find,
 	.erase_interval = interval_erase,

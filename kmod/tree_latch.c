@@ -6,7 +6,9 @@
  * at a time. Each rbti_node carries both linkages (rbti_node.lt, whose
  * node[0] is rbti_node.rb); the dump and the check see both copies.
  *
- * The API has no ordered queries beyond its exact lookup: no near.
+ * The API has no ordered queries beyond its exact lookup: no near. The
+ * `find` file runs that lookup as the API's readers do, under RCU without
+ * the tree's lock; the erased nodes are freed after a grace period.
  * The `stress` file's private trees (rbti_latch_stress) are latch trees
  * of their own, whose writers serialise on a mutex and whose erased nodes
  * are freed after a grace period, as the API requires.
@@ -41,6 +43,31 @@ static const struct latch_tree_ops latch_ops = {
 static struct rbti_node *latch_find(struct rbti_tree *t, s64 key)
 {
 	return latch_entry(latch_tree_find(&key, &t->latch, &latch_ops));
+}
+
+/*
+ * latch_tree_find() as the `find` file runs it, without the tree's lock:
+ * its own loop, with the retries counted and bounded.
+ */
+static struct rbti_node *latch_find_lockless(struct rbti_tree *t, s64 key,
+					     unsigned long *retries)
+{
+	struct latch_tree_node *ltn;
+	unsigned long n;
+	unsigned int seq;
+
+	for (n = 0;; n++) {
+		seq = raw_read_seqcount_latch(&t->latch.seq);
+		ltn = __lt_find(&key, &t->latch, seq & 1, latch_comp);
+		if (!raw_read_seqcount_latch_retry(&t->latch.seq, seq))
+			break;
+		if (n == RBTI_STRESS_MAX_RETRY) {
+			ltn = NULL;
+			break;
+		}
+	}
+	*retries = n;
+	return latch_entry(ltn);
 }
 
 static int latch_insert(struct rbti_tree *t, struct rbti_node *n,
@@ -201,6 +228,7 @@ const struct rbti_tree_ops rbti_latch_ops = {
 	.flags = RBTI_UNIQUE | RBTI_LATCH,
 	.insert = latch_insert,
 	.find = latch_find,
+	.find_lockless = latch_find_lockless,
 	.erase = latch_erase,
 	.unlatch = latch_unlatch,
 	.stress = &latch_stress,

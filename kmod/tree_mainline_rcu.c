@@ -4,7 +4,10 @@
  * 6.12: writers rb_find_add_rcu() and rb_erase() inside a write seqcount
  * section, under the tree's lock; lookups rb_find_rcu() under RCU and
  * retry while the seqcount says a writer ran (a descent that races a
- * rotation may miss a present key; it cannot find a wrong one).
+ * rotation may miss a present key; it cannot find a wrong one). The
+ * `find` file runs that lookup without the tree's lock; erased nodes are
+ * freed after a grace period. `near` (rb_find_first(), which has no RCU
+ * form) runs under the lock.
  *
  * Built only on kernels that have rb_find_add_rcu() (compat.h).
  */
@@ -47,21 +50,37 @@ static int rcu_insert(struct rbti_tree *t, struct rbti_node *n,
 	return old ? -EEXIST : 0;
 }
 
-/* The lockless lookup, bounded (the front end holds the lock anyway). */
-static struct rbti_node *rcu_find(struct rbti_tree *t, s64 key)
+/*
+ * The lockless lookup, bounded: uprobes' find_uprobe_rcu(), which the
+ * `find` file runs under rcu_read_lock() without the tree's lock, and the
+ * other operations under the lock.
+ */
+static struct rbti_node *rcu_find_lockless(struct rbti_tree *t, s64 key,
+					   unsigned long *retries)
 {
 	struct rb_node *rb = NULL;
-	unsigned int seq, i;
+	unsigned int seq;
+	unsigned long i;
 
-	rcu_read_lock();
 	for (i = 0; i < RBTI_STRESS_MAX_RETRY; i++) {
 		seq = read_seqcount_begin(&t->seq);
 		rb = rb_find_rcu(&key, &t->root, rcu_cmp);
 		if (rb || !read_seqcount_retry(&t->seq, seq))
 			break;
 	}
-	rcu_read_unlock();
+	*retries = i;
 	return rbti_entry(rb);
+}
+
+static struct rbti_node *rcu_find(struct rbti_tree *t, s64 key)
+{
+	unsigned long retries;
+	struct rbti_node *n;
+
+	rcu_read_lock();
+	n = rcu_find_lockless(t, key, &retries);
+	rcu_read_unlock();
+	return n;
 }
 
 static struct rbti_node *rcu_near(struct rbti_tree *t, s64 key)
@@ -216,6 +235,7 @@ const struct rbti_tree_ops rbti_mainline_rcu_ops = {
 	.flags = RBTI_UNIQUE | RBTI_LOCKLESS,
 	.insert = rcu_insert,
 	.find = rcu_find,
+	.find_lockless = rcu_find_lockless,
 	.near = rcu_near,
 	.erase = rcu_erase,
 	.stress = &rcu_stress,
