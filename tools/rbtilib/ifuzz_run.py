@@ -169,7 +169,8 @@ def _writer(i: int, cmds: list[Cmd], buf, journal: str | None,
                   0o644) if journal else None
     for n, cmd in enumerate(cmds):
         if jfd is not None:
-            os.write(jfd, f"{n} {line_of(cmd)[:200]}\n".encode())
+            os.write(jfd, f"{time.monotonic():.6f} {n} "
+                     f"{line_of(cmd)[:200]}\n".encode())
         _slot(buf, i, 1, n)
         res = execute(cmd)
         _slot(buf, i, 0, n)
@@ -273,6 +274,21 @@ def run_round(lists: list[list[Cmd]], trees: list[str], readers: int,
             out.reads += res["n"]
         out.failures += [(i - 1, n, why) for n, why in res["fails"]]
     return out
+
+
+def merged(lists: list[list[Cmd]], journal_dir: str) -> list[Cmd]:
+    """Every writer's commands that began, in the order they began (by
+    the times of their journals): the interleaving a hang came from."""
+    began = []
+    for w in range(len(lists)):
+        try:
+            with open(os.path.join(journal_dir, f"journal-{w}")) as f:
+                for line in f:
+                    t, n, _ = line.split(" ", 2)
+                    began.append((float(t), w, int(n)))
+        except (OSError, ValueError):
+            continue
+    return [lists[w][n] for _, w, n in sorted(began)]
 
 
 def replay_fails(cmds: list[Cmd], ko: str, kind: str, match: str,

@@ -196,7 +196,9 @@ def test_a_command_past_the_deadline_is_caught(tmp_path, monkeypatch):
         lambda w, i, s: seen.append((w, i)))
     assert out.hang[:2] == (1, 3) and seen == [(1, 3)]
     journal = (tmp_path / "journal-1").read_text().splitlines()
-    assert journal[-1] == "3 q t/find s:7"
+    assert journal[-1].split(" ", 1)[1] == "3 q t/find s:7"
+    both = ifuzz_run.merged([quick, stuck], str(tmp_path))
+    assert len(both) == 7 and both.count(stuck[3]) == 1
     # The stuck process is left for the caller (in the guest it is stuck
     # in the kernel); here it can be ended.
     os.kill(out.stuck_pid, 9)
