@@ -156,6 +156,8 @@ class Gen:
         self.exclude = exclude
         self.stress_max = stress_max
         self.bad = 0.0
+        self.tree = None
+        self.stick = 0.6
 
     # Arguments -------------------------------------------------------
 
@@ -314,7 +316,11 @@ class Gen:
             return self.param_cmd()
         if r < 0.035:
             return Cmd("w", "trees", b"1")
-        tree = self.rng.choice(self.trees)
+        # Runs of commands on one tree: a corruption and the queries
+        # after it, an insert and the erase of its keys.
+        if self.tree is None or self.rng.random() >= self.stick:
+            self.tree = self.rng.choice(self.trees)
+        tree = self.tree
         files = [f for f in tree.files if f in self.WEIGHTS]
         name = self.rng.choices(files, [self.WEIGHTS[f] for f in files])[0]
         path = f"{tree.name}/{name}"
