@@ -205,7 +205,7 @@ class Gen:
             return self.rng.randrange(1, 9)
         if r < 0.99:
             return self.rng.randrange(9, 200)
-        return self.rng.randrange(200, 3000)
+        return self.rng.randrange(200, 1200)
 
     def keys_text(self, tree: TreeSpec) -> str:
         words = []
