@@ -29,6 +29,8 @@ MALFORMED = ("", " ", "\n", "\t\n ", "x", "0x10", "1.5", "--1", "+-1",
              "1e3", "\r1", "1\r", "\x0b1", "\x0c", "1\x00", "\x00",
              "\xa0", "1 \x002", "\xff\xfe", "-", "+", "1,2", "1;2",
              "'1'", "１")
+KILL_AFTER = 0.2
+"""Seconds a ``k`` command's writer runs before it is killed."""
 HUGE_WRITE = 300 * 1024
 """Bytes of the write that must fail with E2BIG (past 256 KiB)."""
 
@@ -76,8 +78,9 @@ VFS_EINVAL = frozenset({"EINVAL"})
 
 @record(frozen=True)
 class Cmd:
-    """One command: KIND ``w`` (write), ``r`` (read) or ``q`` (write,
-    then read on the same descriptor); PATH relative to the debugfs
+    """One command: KIND ``w`` (write), ``r`` (read), ``q`` (write,
+    then read on the same descriptor) or ``k`` (write from a child
+    process killed :data:`KILL_AFTER` seconds later); PATH relative to the debugfs
     directory, or ``@NAME`` for a module parameter; DATA the bytes
     written (b"" for a read)."""
 
@@ -354,6 +357,9 @@ class Gen:
         if name == "corrupt":
             return Cmd("w", path, self.corrupt_arg(tree).encode())
         if name == "stress":
+            if self.rng.random() < 0.3:
+                # Start a long stress and stop it: the writer is killed.
+                return Cmd("k", path, b"1000000000")
             return Cmd("q", path, self.stress_arg().encode())
         raise ValueError(f"no generator for {path}")
 
@@ -405,12 +411,12 @@ def cmd_of(line: str) -> Cmd:
             raise ValueError(f"bad line {line!r}")
         return Cmd("r", rest)
     path, _, data = rest.partition(" ")
-    if kind not in ("w", "q") or not path:
+    if kind not in ("w", "q", "k") or not path:
         raise ValueError(f"bad line {line!r}")
     return Cmd(kind, path, decode(data))
 
 
-REPLAYER = r'''import errno, os, re, sys
+REPLAYER = r'''import errno, os, re, sys, time
 root = os.environ.get("IFUZZ_ROOT", "/sys/kernel/debug/rbtree_inspector")
 params = os.environ.get("IFUZZ_PARAMS",
                         "/sys/module/rbtree_inspector/parameters")
@@ -426,6 +432,16 @@ for n, line in enumerate(sys.stdin, 1):
     full = os.path.join(params, path[1:]) if path.startswith("@") else \
         os.path.join(root, path)
     out, fd = [], None
+    if kind == "k":
+        pid = os.fork()
+        if pid == 0:
+            os.write(os.open(full, os.O_WRONLY), data)
+            os._exit(0)
+        time.sleep(0.2)
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        print(f"{n}: k {path}: killed", flush=True)
+        continue
     try:
         fd = os.open(full, os.O_RDWR if kind == "q" else
                      os.O_RDONLY if kind == "r" else os.O_WRONLY)
@@ -460,7 +476,8 @@ def render_script(cmds: list[Cmd], header: list[str]) -> str:
         "#   rmmod rbtree_inspector; insmod $RBTI_KMOD/rbtree_inspector.ko",
         "#   sh THIS-SCRIPT",
         "# Lines: KIND PATH DATA; KIND w (write), r (read), q (write then",
-        "# read on one descriptor); PATH under the debugfs directory, or",
+        "# read on one descriptor), k (write from a process killed 0.2 s",
+        "# later); PATH under the debugfs directory, or",
         "# @PARAM; DATA s:TEXT (\\xHH: that byte), written in one write(2).",
         "exec python3 -c '" + REPLAYER.replace("'", "'\\''") +
         "' <<'IFUZZ_END'"]

@@ -28,7 +28,7 @@ import sys
 import time
 from .record import factory, record
 
-from .ifuzz import Cmd, line_of, unexpected
+from .ifuzz import KILL_AFTER, Cmd, line_of, unexpected
 from .shrink import ddmin
 
 MODULE = "rbtree_inspector"
@@ -58,6 +58,8 @@ def execute(cmd: Cmd, bufsize: int = 65536) -> tuple[str, str] | None:
     :data:`PARAMS` (looked up at each call: tests point them elsewhere)."""
     path = os.path.join(PARAMS, cmd.path[1:]) if cmd.path.startswith("@") \
         else os.path.join(ROOT, cmd.path)
+    if cmd.kind == "k":
+        return _killed_write(path, cmd.data)
     mode = {"w": os.O_WRONLY, "r": os.O_RDONLY, "q": os.O_RDWR}[cmd.kind]
     try:
         fd = os.open(path, mode)
@@ -76,6 +78,21 @@ def execute(cmd: Cmd, bufsize: int = 65536) -> tuple[str, str] | None:
         return step, errname(e.errno)
     finally:
         os.close(fd)
+    return None
+
+
+def _killed_write(path: str, data: bytes) -> tuple[str, str] | None:
+    """Write *data* to *path* from a child, killed after KILL_AFTER
+    seconds (a stress started, then stopped); None once it is reaped."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.write(os.open(path, os.O_WRONLY), data)
+        finally:
+            os._exit(0)
+    time.sleep(KILL_AFTER)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
     return None
 
 

@@ -150,7 +150,7 @@ def test_script_replays_every_byte(tmp_path, cmds):
     data = bytes(range(256)) + b"\\x41 "
     small = [Cmd("w", "santos/insert", data), Cmd("q", "santos/find", b"7"),
              Cmd("r", "santos/find"), Cmd("w", "@allow_corrupt", b"1"),
-             Cmd("r", "santos/missing")]
+             Cmd("r", "santos/missing"), Cmd("k", "santos/find", b"9")]
     script = render_script(small, ["seed 7", "failure: none"])
     assert script.startswith("#!/bin/sh\n") and "# seed 7\n" in script
     assert parse_script(script) == small
@@ -166,6 +166,8 @@ def test_script_replays_every_byte(tmp_path, cmds):
     assert lines[0] == "1: w santos/insert: ok"
     assert lines[2] == "3: r santos/find: ok: 7"
     assert lines[4] == "5: r santos/missing: ENOENT"
+    assert lines[5] == "6: k santos/find: killed"
+    assert (root / "santos" / "find").read_bytes() == b"9"
 
 
 def test_execute_and_judge(tmp_path, monkeypatch):
@@ -174,6 +176,8 @@ def test_execute_and_judge(tmp_path, monkeypatch):
     (tmp_path / "santos" / "insert").write_bytes(b"")
     ok = Cmd("w", "santos/insert", b"1 2")
     assert ifuzz_run.execute(ok) is None
+    assert ifuzz_run.execute(Cmd("k", "santos/insert", b"5")) is None
+    assert (tmp_path / "santos" / "insert").read_bytes() == b"5 2"
     gone = Cmd("w", "santos/erase", b"1")
     assert ifuzz_run.execute(gone) == ("o", "ENOENT")
     assert "on the open" in ifuzz_run.bad_result(gone, ("o", "ENOENT"))
