@@ -45,6 +45,7 @@ REPORTS = re.compile(r"BUG:|WARNING:|Oops|KASAN|UBSAN|general protection|"
                      r"suspicious RCU|watchdog:|rcu_sched|rcu_preempt|"
                      r"kmemleak|Call Trace")
 SLOT = struct.Struct("ddd")          # busy, command index, start time
+WORD = struct.Struct("d")
 
 
 def errname(err: int) -> str:
@@ -176,7 +177,27 @@ class Outcome:
 
 
 def _slot(buf: mmap.mmap, i: int, busy: float, index: float) -> None:
-    SLOT.pack_into(buf, i * SLOT.size, busy, index, time.monotonic())
+    """Post process *i*'s state: the index and start first, busy last
+    (each an aligned 8-byte store, seen in order on x86)."""
+    off = i * SLOT.size
+    if busy:
+        WORD.pack_into(buf, off + 8, index)
+        WORD.pack_into(buf, off + 16, time.monotonic())
+    WORD.pack_into(buf, off, busy)
+
+
+def _overdue(buf: mmap.mmap, i: int, deadline: float) -> tuple | None:
+    """(index, seconds) if process *i* is in a command begun more than
+    *deadline* seconds ago, seen the same on two reads."""
+    off = i * SLOT.size
+    first = SLOT.unpack_from(buf, off)
+    time.sleep(0.01)
+    second = SLOT.unpack_from(buf, off)
+    busy, index, start = second
+    secs = time.monotonic() - start
+    if busy == 1 and first == second and start > 0 and secs > deadline:
+        return int(index), secs
+    return None
 
 
 def _writer(i: int, cmds: list[Cmd], buf, journal: str | None,
@@ -263,16 +284,16 @@ def run_round(lists: list[list[Cmd]], trees: list[str], readers: int,
                 if i <= len(lists):
                     writers_left -= 1
         if writers_left == 0:
-            SLOT.pack_into(buf, 0, 2, 0, 0)
-        now = time.monotonic()
+            WORD.pack_into(buf, 0, 2)
         for i in range(1, nproc):
-            busy, index, start = SLOT.unpack_from(buf, i * SLOT.size)
-            if busy == 1 and now - start > deadline and \
-                    i in alive.values():
-                out.hang = (i - 1, int(index), now - start)
+            late = _overdue(buf, i, deadline) if i in alive.values() \
+                else None
+            if late:
+                index, secs = late
+                out.hang = (i - 1, index, secs)
                 out.stuck_pid = next(p for p, j in alive.items() if j == i)
                 if on_hang:
-                    on_hang(i - 1, int(index), now - start)
+                    on_hang(i - 1, index, secs)
                 for pid, j in alive.items():
                     if j != i:
                         os.kill(pid, signal.SIGKILL)
