@@ -455,7 +455,8 @@ for n, line in enumerate(sys.stdin, 1):
                 out.append(chunk)
         res = "ok"
     except OSError as e:
-        res = errno.errorcode.get(e.errno, str(e.errno))
+        res = "EOPNOTSUPP" if e.errno == errno.EOPNOTSUPP else \
+            errno.errorcode.get(e.errno, str(e.errno))
     finally:
         if fd is not None:
             os.close(fd)

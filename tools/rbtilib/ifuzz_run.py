@@ -49,6 +49,10 @@ WORD = struct.Struct("d")
 
 
 def errname(err: int) -> str:
+    """The errno's name; EOPNOTSUPP (as DEBUGFS.md has it) for Linux's
+    ENOTSUP, its alias."""
+    if err == errno.EOPNOTSUPP:
+        return "EOPNOTSUPP"
     return errno.errorcode.get(err, str(err))
 
 

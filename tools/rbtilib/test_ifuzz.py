@@ -183,6 +183,8 @@ def test_execute_and_judge(tmp_path, monkeypatch):
     assert "on the open" in ifuzz_run.bad_result(gone, ("o", "ENOENT"))
     assert ifuzz_run.bad_result(ok, ("w", "EEXIST")) is None
     assert "EIO on the write" in ifuzz_run.bad_result(ok, ("w", "EIO"))
+    # Linux's ENOTSUP is EOPNOTSUPP, the name DEBUGFS.md uses.
+    assert ifuzz_run.errname(95) == "EOPNOTSUPP"
 
 
 def test_a_command_past_the_deadline_is_caught(tmp_path, monkeypatch):
