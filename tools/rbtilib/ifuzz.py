@@ -243,9 +243,16 @@ class Gen:
             self.one_key(tree)
 
     def ops_text(self, tree: TreeSpec) -> str:
+        # Mostly operations the tree has: a batch with one it lacks is
+        # all EINVAL.
+        ops = "iiiffee" + ("o" if "interval" in tree.flags else "") + \
+            ("" if tree.flags & {"interval", "latch"} else "n") + \
+            ("IN" if tree.name.startswith("santos") else "")
+        if self.rng.random() < 0.05:
+            ops = "iiiffeenoIN"
         lines = []
         for _ in range(self.count() * 2):
-            op = self.rng.choice("iiiffeenoIN")
+            op = self.rng.choice(ops)
             if op == "i" and "value" in tree.flags:
                 a, b = self.interval()
                 args = [a, b]
@@ -302,6 +309,9 @@ class Gen:
                 "0", "1", "16", "100", "4096", "1048576", "2097152",
                 "268435456", "-1", "18446744073709551615",
                 "18446744073709551616", "x", "0x10", ""))
+            if self.rng.random() < 0.5:       # back to the default
+                value = {"max_nodes": "1048576",
+                         "max_total_nodes": "2097152"}.get(name, value)
             if name == "max_dump_bytes" and value in ("0", "1", "16"):
                 value = self.rng.choice((value, "268435456"))
         return Cmd("w", "@" + name, value.encode())
