@@ -199,7 +199,10 @@ class Gen:
         a = self.key()
         if self.rng.random() < 0.1:
             return a, self.key()
-        b = a + self.rng.randrange(0, 12)
+        # Short and wide intervals: a query's iter_next then climbs past
+        # short ones that end before it, after wide ones that reach it.
+        b = a + self.rng.choice((self.rng.randrange(0, 4),
+                                 self.rng.randrange(4, 40)))
         return a, min(b, S64_MAX) if b > a else a
 
     def count(self) -> int:
