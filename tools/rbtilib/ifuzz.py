@@ -1,0 +1,506 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The interface fuzzer's commands: generating, judging, replay scripts.
+
+A command is one write, read or write-then-read of one file of the
+module's debugfs directory (``santos/insert``, ``trees``) or of one of
+its parameters (``@allow_corrupt``).  :func:`generate` makes a seeded,
+state-independent list of them over the trees a ``trees`` file names:
+well-formed, boundary (0, -1, the s32/s64 limits, huge counts, empty,
+whitespace) and malformed arguments, on every file.  :data:`ALLOWED`
+is the set of errnos kmod/DEBUGFS.md documents for each file (a host test
+holds it to the page); :func:`unexpected` judges one result.
+:func:`render_script` writes a list as a replayable shell script (one
+python3 process reads the commands from its here-document, so that every
+command is exactly one write(2)); :func:`parse_script` reads it back.
+The guest side (running, deadlines, shrinking) is :mod:`.ifuzz_run`.
+"""
+
+import random
+import re
+from .record import record
+
+S64_MIN, S64_MAX = -(1 << 63), (1 << 63) - 1
+S32_MIN, S32_MAX = -(1 << 31), (1 << 31) - 1
+BOUNDARY_KEYS = (0, -1, 1, S32_MIN, S32_MAX, S64_MIN, S64_MAX,
+                 S64_MIN + 1, S64_MAX - 1)
+OUT_OF_RANGE = ("9223372036854775808", "-9223372036854775809",
+                "18446744073709551616", "99999999999999999999999")
+MALFORMED = ("", " ", "\n", "\t\n ", "x", "0x10", "1.5", "--1", "+-1",
+             "1e3", "\r1", "1\r", "\x0b1", "\x0c", "1\x00", "\x00",
+             "\xa0", "1 \x002", "\xff\xfe", "-", "+", "1,2", "1;2",
+             "'1'", "１")
+KILL_AFTER = 0.2
+"""Seconds a ``k`` command's writer runs before it is killed."""
+HUGE_WRITE = 300 * 1024
+"""Bytes of the write that must fail with E2BIG (past 256 KiB)."""
+
+KEY_SPAN = 48
+"""Well-formed keys are mostly in [-8, KEY_SPAN): trees fill up and
+queries hit."""
+
+CORRUPTIONS = ("color", "black", "key", "parent", "leftmost", "rightmost",
+               "count", "aug", "value", "latch", "detach", "share", "cycle")
+PARAMS = ("allow_corrupt", "max_nodes", "max_total_nodes",
+          "max_dump_bytes", "stress_seconds")
+
+# The errnos DEBUGFS.md documents, by file (reads and writes).  Every
+# file may also give ENOMEM and EFAULT (the page's "Errnos every file may
+# give"), every write EINVAL (empty, whitespace, NUL) and E2BIG (past
+# 256 KiB).  A write to a file without a write method and a read of one
+# without a read method get the VFS's EINVAL; a parameter write gets the
+# kernel's param_set_*() errnos (EINVAL, ERANGE from kstrto*()).
+ANY = frozenset({"ENOMEM", "EFAULT"})
+ANY_WRITE = ANY | {"EINVAL", "E2BIG"}
+ALLOWED = {
+    ("insert", "w"): ANY_WRITE | {"EEXIST", "ENOSPC", "EUCLEAN"},
+    ("find", "w"): ANY_WRITE | {"ENOENT", "EUCLEAN"},
+    ("find", "r"): ANY | {"ENODATA"},
+    ("erase", "w"): ANY_WRITE | {"ENOENT", "EUCLEAN"},
+    ("near", "w"): ANY_WRITE | {"ENOENT", "EUCLEAN", "EOPNOTSUPP"},
+    ("near", "r"): ANY | {"ENODATA"},
+    ("dump", "r"): ANY | {"ENOBUFS"},
+    ("stats", "r"): ANY,
+    ("check", "r"): ANY,
+    ("clear", "w"): ANY_WRITE,
+    ("ops", "w"): ANY_WRITE | {"ENOSPC", "EUCLEAN", "ENOBUFS"},
+    ("ops", "r"): ANY | {"ENODATA"},
+    ("corrupt", "w"): ANY_WRITE | {"EPERM", "EUCLEAN", "ENOENT"},
+    ("overlap", "w"): ANY_WRITE | {"EUCLEAN", "ENOBUFS"},
+    ("overlap", "r"): ANY | {"ENODATA"},
+    ("stress", "w"): ANY_WRITE | {"EBUSY", "EINTR"},
+    ("stress", "r"): ANY | {"ENODATA"},
+    ("trees", "r"): ANY,
+    ("param", "w"): ANY_WRITE | {"ERANGE"},
+}
+VFS_EINVAL = frozenset({"EINVAL"})
+"""A read of a write-only file, a write to a read-only one."""
+
+
+@record(frozen=True)
+class Cmd:
+    """One command: KIND ``w`` (write), ``r`` (read), ``q`` (write,
+    then read on the same descriptor) or ``k`` (write from a child
+    process killed :data:`KILL_AFTER` seconds later); PATH relative to the debugfs
+    directory, or ``@NAME`` for a module parameter; DATA the bytes
+    written (b"" for a read)."""
+
+    kind: str
+    path: str
+    data: bytes = b""
+
+    @property
+    def file(self) -> str:
+        """The file's kind: ``insert``, ``trees``, ``param``..."""
+        return "param" if self.path.startswith("@") else \
+            self.path.rsplit("/", 1)[-1]
+
+    @property
+    def tree(self) -> str | None:
+        return self.path.split("/", 1)[0] if "/" in self.path else None
+
+
+def unexpected(cmd: Cmd, step: str, err: str) -> bool:
+    """True if errno name *err* of the *step* (``w`` or ``r``) of *cmd* is
+    one DEBUGFS.md does not document for that file."""
+    allowed = ALLOWED.get((cmd.file, step))
+    if allowed is None:
+        return err not in VFS_EINVAL | ANY
+    return err not in allowed
+
+
+@record(frozen=True)
+class TreeSpec:
+    """A tree of the ``trees`` file and the files of its directory."""
+
+    name: str
+    flags: frozenset
+    files: tuple
+
+
+def parse_trees(text: str, files: dict | None = None) -> list[TreeSpec]:
+    """The trees of a ``trees`` file's text; *files* maps a name to its
+    directory's file names (default: the files every tree has, plus
+    ``overlap`` on interval trees and ``stress`` on latch/lockless)."""
+    out = []
+    for line in text.splitlines()[1:]:
+        parts = line.split()
+        if len(parts) != 3:
+            continue
+        flags = frozenset(parts[2].split(","))
+        names = (files or {}).get(parts[0])
+        if names is None:
+            names = ["insert", "find", "erase", "near", "dump", "stats",
+                     "check", "clear", "ops", "corrupt"]
+            if "interval" in flags:
+                names.append("overlap")
+            if flags & {"latch", "lockless"}:
+                names.append("stress")
+        out.append(TreeSpec(parts[0], flags, tuple(sorted(names))))
+    return out
+
+
+class Gen:
+    """A seeded generator of commands over *trees*.
+
+    *exclude* holds ``(tree flag, corruption)`` pairs never generated
+    (``("interval", "parent")``: the known hang, see the fuzzer's
+    --exclude).
+    """
+
+    WEIGHTS = {"insert": 14, "find": 8, "erase": 8, "near": 6, "ops": 8,
+               "overlap": 5, "dump": 4, "stats": 2, "check": 4, "clear": 2,
+               "corrupt": 6, "stress": 1}
+
+    def __init__(self, seed, trees: list[TreeSpec],
+                 exclude: frozenset = frozenset(),
+                 stress_max: int = 3000) -> None:
+        self.rng = random.Random(seed)
+        self.trees = trees
+        self.exclude = exclude
+        self.stress_max = stress_max
+        self.bad = 0.0
+        self.tree = None
+        self.stick = 0.6
+
+    # Arguments -------------------------------------------------------
+
+    def key(self) -> int:
+        r = self.rng.random()
+        if r < 0.9:
+            return self.rng.randrange(-8, KEY_SPAN)
+        if r < 0.97:
+            return self.rng.choice(BOUNDARY_KEYS)
+        return self.rng.randrange(S64_MIN, S64_MAX)
+
+    def word(self, valid: str) -> str:
+        """*valid*, or in a command picked to be bad (:attr:`bad`) now
+        and then an out-of-range or malformed token."""
+        r = self.rng.random()
+        if r >= self.bad:
+            return valid
+        if r < self.bad / 2:
+            return self.rng.choice(OUT_OF_RANGE)
+        return self.rng.choice(MALFORMED)
+
+    def sep(self) -> str:
+        return self.rng.choice((" ", " ", " ", "  ", "\t", "\n"))
+
+    def join(self, words: list) -> str:
+        text = ""
+        for i, w in enumerate(words):
+            text += (self.sep() if i else "") + w
+        if self.rng.random() < 0.5:
+            text += "\n"
+        if self.rng.random() < 0.05:
+            text = self.sep() + text + self.sep()
+        return text
+
+    def interval(self) -> tuple[int, int]:
+        a = self.key()
+        if self.rng.random() < 0.1:
+            return a, self.key()
+        # Short and wide intervals: a query's iter_next then climbs past
+        # short ones that end before it, after wide ones that reach it.
+        b = a + self.rng.choice((self.rng.randrange(0, 4),
+                                 self.rng.randrange(4, 40)))
+        return a, min(b, S64_MAX) if b > a else a
+
+    def count(self) -> int:
+        r = self.rng.random()
+        if r < 0.9:
+            return self.rng.randrange(1, 9)
+        if r < 0.99:
+            return self.rng.randrange(9, 200)
+        return self.rng.randrange(200, 1200)
+
+    def keys_text(self, tree: TreeSpec) -> str:
+        words = []
+        for _ in range(self.count()):
+            if "interval" in tree.flags:
+                words += [str(v) for v in self.interval()]
+            elif "value" in tree.flags:
+                words += [str(self.key()), str(self.key())]
+            elif tree.name.startswith("santos") and \
+                    self.rng.random() < 0.1:
+                words.append(f"{self.key()}@{self.key()}")
+            else:
+                words.append(str(self.key()))
+        if self.rng.random() < 0.03 and words:
+            words.pop()                       # odd pairs, a cut interval
+        return self.join([self.word(w) for w in words])
+
+    def one_key(self, tree: TreeSpec, hinted: bool = False) -> str:
+        words = [str(self.key())]
+        if hinted and tree.name.startswith("santos") and \
+                self.rng.random() < 0.2:
+            words.append(str(self.key()))
+        if self.rng.random() < 0.03:
+            words.append(str(self.key()))     # one key too many
+        return self.join([self.word(w) for w in words])
+
+    def pair(self) -> str:
+        return self.join([self.word(str(v)) for v in self.interval()])
+
+    def erase_arg(self, tree: TreeSpec) -> str:
+        return self.pair() if "interval" in tree.flags else \
+            self.one_key(tree)
+
+    def ops_text(self, tree: TreeSpec) -> str:
+        # Mostly operations the tree has: a batch with one it lacks is
+        # all EINVAL.
+        ops = "iiiffee" + ("o" if "interval" in tree.flags else "") + \
+            ("" if tree.flags & {"interval", "latch"} else "n") + \
+            ("IN" if tree.name.startswith("santos") else "")
+        if self.rng.random() < 0.05:
+            ops = "iiiffeenoIN"
+        lines = []
+        for _ in range(self.count() * 2):
+            op = self.rng.choice(ops)
+            if op == "i" and "value" in tree.flags:
+                a, b = self.interval()
+                args = [a, b]
+            elif op in "eo" and "interval" in tree.flags:
+                args = list(self.interval())
+            elif op in "IN":
+                args = [self.key(), self.key()]
+            elif op == "o":
+                args = list(self.interval())
+            else:
+                args = [self.key()]
+            words = [op] + [self.word(str(a)) for a in args]
+            if self.rng.random() < 0.02:
+                words = [self.rng.choice(("x", "ii", "", "f f", "i"))]
+            lines.append(" ".join(words))
+        if self.rng.random() < 0.1:
+            lines.insert(self.rng.randrange(len(lines) + 1), "")
+        return "\n".join(lines) + self.rng.choice(("", "\n"))
+
+    def corrupt_arg(self, tree: TreeSpec) -> str:
+        names = [c for c in CORRUPTIONS
+                 if not any(f in tree.flags and c == bad
+                            for f, bad in self.exclude)]
+        name = self.rng.choice(names)
+        if name in ("leftmost", "rightmost", "count"):
+            words = [name]
+        elif name == "key":
+            words = [name, str(self.key()), str(self.key())]
+        else:
+            words = [name, str(self.key())]
+        if self.rng.random() < 0.05:
+            words = [self.rng.choice(("bogus", name, ""))]   # no KEY
+        return self.join([self.word(w) for w in words])
+
+    def stress_arg(self) -> str:
+        r = self.rng.random()
+        if r < 0.85:
+            return str(self.rng.randrange(1, self.stress_max + 1))
+        return self.rng.choice(("0", "-1", "1000000001", "1000000000",
+                                str(S64_MAX), "", "x", "1 2"))
+
+    def param_cmd(self) -> Cmd:
+        name = self.rng.choice(PARAMS)
+        if name == "allow_corrupt":
+            value = self.rng.choice(("1", "1", "0", "Y", "N", "y", "n",
+                                     "2", "-1", "", "yes"))
+        elif name == "stress_seconds":
+            # Never more than the deadline allows: a stress run lasts up
+            # to stress_seconds.
+            value = self.rng.choice(("0", "1", "1", "2", "-1", "x",
+                                     "4294967296", ""))
+        else:
+            value = self.rng.choice((
+                "0", "1", "16", "100", "4096", "1048576", "2097152",
+                "268435456", "-1", "18446744073709551615",
+                "18446744073709551616", "x", "0x10", ""))
+            if self.rng.random() < 0.5:       # back to the default
+                value = {"max_nodes": "1048576",
+                         "max_total_nodes": "2097152"}.get(name, value)
+            if name == "max_dump_bytes" and value in ("0", "1", "16"):
+                value = self.rng.choice((value, "268435456"))
+        return Cmd("w", "@" + name, value.encode())
+
+    # Commands --------------------------------------------------------
+
+    def command(self) -> Cmd:
+        # Nine commands in ten well-formed (boundary keys included), one
+        # with some tokens out of range or malformed.
+        self.bad = 0.0 if self.rng.random() < 0.9 else 0.3
+        r = self.rng.random()
+        if r < 0.01:
+            return Cmd("r", "trees")
+        if r < 0.03:
+            return self.param_cmd()
+        if r < 0.035:
+            return Cmd("w", "trees", b"1")
+        # Runs of commands on one tree: a corruption and the queries
+        # after it, an insert and the erase of its keys.
+        if self.tree is None or self.rng.random() >= self.stick:
+            self.tree = self.rng.choice(self.trees)
+        tree = self.tree
+        files = [f for f in tree.files if f in self.WEIGHTS]
+        name = self.rng.choices(files, [self.WEIGHTS[f] for f in files])[0]
+        path = f"{tree.name}/{name}"
+        if self.rng.random() < 0.003:
+            return Cmd("w", path, b"1" * HUGE_WRITE)
+        if self.rng.random() < 0.01:
+            return Cmd("w", path, self.rng.choice(MALFORMED).encode(
+                "utf-8", "surrogatepass"))
+        return self.tree_command(tree, name, path)
+
+    def tree_command(self, tree: TreeSpec, name: str, path: str) -> Cmd:
+        if name in ("dump", "stats", "check"):
+            if self.rng.random() < 0.02:
+                return Cmd("w", path, b"1")          # a read-only file
+            return Cmd("r", path)
+        if name == "insert":
+            return Cmd("w", path, self.keys_text(tree).encode())
+        if name == "erase":
+            return Cmd("w", path, self.erase_arg(tree).encode())
+        if name in ("find", "near"):
+            if self.rng.random() < 0.05:
+                return Cmd("r", path)
+            return Cmd("q", path,
+                       self.one_key(tree, name == "near").encode())
+        if name == "overlap":
+            return Cmd("q", path, self.pair().encode())
+        if name == "ops":
+            return Cmd("q", path, self.ops_text(tree).encode())
+        if name == "clear":
+            return Cmd("w", path, self.word("1").encode())
+        if name == "corrupt":
+            return Cmd("w", path, self.corrupt_arg(tree).encode())
+        if name == "stress":
+            if self.rng.random() < 0.3:
+                # Start a long stress and stop it: the writer is killed.
+                return Cmd("k", path, b"1000000000")
+            return Cmd("q", path, self.stress_arg().encode())
+        raise ValueError(f"no generator for {path}")
+
+    def commands(self, n: int) -> list[Cmd]:
+        return [self.command() for _ in range(n)]
+
+
+def generate(seed, trees: list[TreeSpec], n: int,
+             exclude: frozenset = frozenset()) -> list[Cmd]:
+    """*n* commands of generator *seed* over *trees*."""
+    return Gen(seed, trees, exclude).commands(n)
+
+
+# Replay scripts ------------------------------------------------------
+
+PRINTABLE = frozenset(range(0x21, 0x7f)) - {ord("\\")}
+
+
+def encode(data: bytes) -> str:
+    """``s:TEXT``: printable ASCII as itself (a space too, but at either
+    end), every other byte and the backslash as ``\\xHH``."""
+    out = []
+    for i, b in enumerate(data):
+        inner = b == 0x20 and 0 < i < len(data) - 1
+        out.append(chr(b) if b in PRINTABLE or inner else f"\\x{b:02x}")
+    return "s:" + "".join(out)
+
+
+def decode(text: str) -> bytes:
+    if not text.startswith("s:"):
+        raise ValueError(f"bad data {text!r}")
+    parts = re.split(r"(\\x[0-9a-f]{2})", text[2:])
+    return b"".join(bytes([int(p[2:], 16)]) if i % 2 else p.encode()
+                    for i, p in enumerate(parts))
+
+
+def line_of(cmd: Cmd) -> str:
+    """The script line of *cmd*: ``KIND PATH [DATA]``."""
+    if cmd.kind == "r":
+        return f"r {cmd.path}"
+    return f"{cmd.kind} {cmd.path} {encode(cmd.data)}"
+
+
+def cmd_of(line: str) -> Cmd:
+    """The command of a script line (ValueError if malformed)."""
+    kind, _, rest = line.partition(" ")
+    if kind == "r":
+        if not rest or " " in rest:
+            raise ValueError(f"bad line {line!r}")
+        return Cmd("r", rest)
+    path, _, data = rest.partition(" ")
+    if kind not in ("w", "q", "k") or not path:
+        raise ValueError(f"bad line {line!r}")
+    return Cmd(kind, path, decode(data))
+
+
+REPLAYER = r'''import errno, os, re, sys, time
+root = os.environ.get("IFUZZ_ROOT", "/sys/kernel/debug/rbtree_inspector")
+params = os.environ.get("IFUZZ_PARAMS",
+                        "/sys/module/rbtree_inspector/parameters")
+for n, line in enumerate(sys.stdin, 1):
+    line = line.rstrip("\n")
+    if not line or line.startswith("#"):
+        continue
+    kind, _, rest = line.partition(" ")
+    path, _, data = rest.partition(" ")
+    data = b"".join(bytes([int(p[2:], 16)]) if i % 2 else p.encode()
+                    for i, p in enumerate(re.split(r"(\\x[0-9a-f]{2})",
+                                                   data[2:])))
+    full = os.path.join(params, path[1:]) if path.startswith("@") else \
+        os.path.join(root, path)
+    out, fd = [], None
+    if kind == "k":
+        pid = os.fork()
+        if pid == 0:
+            os.write(os.open(full, os.O_WRONLY), data)
+            os._exit(0)
+        time.sleep(0.2)
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        print(f"{n}: k {path}: killed", flush=True)
+        continue
+    try:
+        fd = os.open(full, os.O_RDWR if kind == "q" else
+                     os.O_RDONLY if kind == "r" else os.O_WRONLY)
+        if kind in "wq":
+            os.write(fd, data)
+        if kind in "rq":
+            while True:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                out.append(chunk)
+        res = "ok"
+    except OSError as e:
+        res = "EOPNOTSUPP" if e.errno == errno.EOPNOTSUPP else \
+            errno.errorcode.get(e.errno, str(e.errno))
+    finally:
+        if fd is not None:
+            os.close(fd)
+    text = b"".join(out).decode(errors="replace").splitlines()
+    print(f"{n}: {kind} {path}: {res}" + (f": {text[0]}" if text else ""),
+          flush=True)
+'''
+
+
+def render_script(cmds: list[Cmd], header: list[str]) -> str:
+    """A shell script that replays *cmds* in the guest, each its one
+    write(2) or read, printing each result; *header* lines (the seed,
+    the failure) become comments at its top."""
+    lines = ["#!/bin/sh", "# SPDX-License-Identifier: GPL-2.0"]
+    lines += [f"# {h}" for h in header]
+    lines += [
+        "# Replay in the guest as root, on a freshly loaded module:",
+        "#   rmmod rbtree_inspector; insmod $RBTI_KMOD/rbtree_inspector.ko",
+        "#   sh THIS-SCRIPT",
+        "# Lines: KIND PATH DATA; KIND w (write), r (read), q (write then",
+        "# read on one descriptor), k (write from a process killed 0.2 s",
+        "# later); PATH under the debugfs directory, or",
+        "# @PARAM; DATA s:TEXT (\\xHH: that byte), written in one write(2).",
+        "exec python3 -c '" + REPLAYER.replace("'", "'\\''") +
+        "' <<'IFUZZ_END'"]
+    lines += [line_of(c) for c in cmds]
+    lines.append("IFUZZ_END")
+    return "\n".join(lines) + "\n"
+
+
+def parse_script(text: str) -> list[Cmd]:
+    """The commands of a script :func:`render_script` wrote."""
+    body = text.split("<<'IFUZZ_END'\n", 1)[1].split("\nIFUZZ_END", 1)[0]
+    return [cmd_of(line) for line in body.splitlines() if line]
