@@ -38,6 +38,14 @@ KEY_SPAN = 48
 """Well-formed keys are mostly in [-8, KEY_SPAN): trees fill up and
 queries hit."""
 
+KNOWN_MAX = 64
+"""Keys remembered a tree, for corruption targets and probes."""
+PROBE_KEYS = 8
+"""The newest keys whose points the probes after a corruption sweep."""
+
+PROBE_SHARE = 0.3
+"""The share of corruptions followed by probes (:meth:`Gen.probes`)."""
+
 CORRUPTIONS = ("color", "black", "key", "parent", "leftmost", "rightmost",
                "count", "aug", "value", "latch", "detach", "share", "cycle")
 PARAMS = ("allow_corrupt", "max_nodes", "max_total_nodes",
@@ -161,6 +169,11 @@ class Gen:
         self.bad = 0.0
         self.tree = None
         self.stick = 0.6
+        # Keys (interval starts and ends) this list inserted into each
+        # tree, newest last: corruptions aim at them, and the probes
+        # after a corruption sweep the points around them.
+        self.known: dict[str, list[tuple[int, int]]] = {}
+        self.pending: list[Cmd] = []
 
     # Arguments -------------------------------------------------------
 
@@ -213,18 +226,27 @@ class Gen:
             return self.rng.randrange(9, 200)
         return self.rng.randrange(200, 1200)
 
+    def remember(self, tree: TreeSpec, a: int, b: int) -> None:
+        known = self.known.setdefault(tree.name, [])
+        known.append((a, b))
+        del known[:-KNOWN_MAX]
+
     def keys_text(self, tree: TreeSpec) -> str:
         words = []
         for _ in range(self.count()):
             if "interval" in tree.flags:
-                words += [str(v) for v in self.interval()]
+                a, b = self.interval()
+                self.remember(tree, a, b)
+                words += [str(a), str(b)]
             elif "value" in tree.flags:
                 words += [str(self.key()), str(self.key())]
             elif tree.name.startswith("santos") and \
                     self.rng.random() < 0.1:
                 words.append(f"{self.key()}@{self.key()}")
             else:
-                words.append(str(self.key()))
+                k = self.key()
+                self.remember(tree, k, k)
+                words.append(str(k))
         if self.rng.random() < 0.03 and words:
             words.pop()                       # odd pairs, a cut interval
         return self.join([self.word(w) for w in words])
@@ -280,12 +302,17 @@ class Gen:
                  if not any(f in tree.flags and c == bad
                             for f, bad in self.exclude)]
         name = self.rng.choice(names)
+        known = self.known.get(tree.name)
+        # Mostly a node this list inserted: a random key is seldom in
+        # the tree, and a corruption that finds no node breaks nothing.
+        target = self.rng.choice(known)[0] if known and \
+            self.rng.random() < 0.8 else self.key()
         if name in ("leftmost", "rightmost", "count"):
             words = [name]
         elif name == "key":
-            words = [name, str(self.key()), str(self.key())]
+            words = [name, str(target), str(self.key())]
         else:
-            words = [name, str(self.key())]
+            words = [name, str(target)]
         if self.rng.random() < 0.05:
             words = [self.rng.choice(("bogus", name, ""))]   # no KEY
         return self.join([self.word(w) for w in words])
@@ -321,7 +348,41 @@ class Gen:
 
     # Commands --------------------------------------------------------
 
+    def probes(self, tree: TreeSpec) -> list[Cmd]:
+        """The queries that follow a corruption of *tree*: every point
+        around the newest keys it holds (each start and end, one before
+        and one after), each as a find, near or overlap, and one overlap
+        over all of them, so that whatever node the corruption hit, some query
+        reaches it, and one that loops there is caught."""
+        points: set[int] = set()
+        for a, b in self.known.get(tree.name, [])[-PROBE_KEYS:]:
+            points.update((a - 1, a, b, b + 1))
+        points = sorted(p for p in points if S64_MIN <= p <= S64_MAX)
+        queries = [f for f in ("find", "near", "overlap") if f in tree.files]
+        cmds = []
+        for p in points if queries else ():
+            name = self.rng.choice(queries)
+            data = f"{p} {p}" if name == "overlap" else str(p)
+            cmds.append(Cmd("q", f"{tree.name}/{name}", data.encode()))
+        if "overlap" in tree.files and points:
+            cmds.append(Cmd("q", f"{tree.name}/overlap",
+                            f"{points[0]} {points[-1]}".encode()))
+        return cmds
+
     def command(self) -> Cmd:
+        if self.pending:
+            return self.pending.pop(0)
+        cmd = self.next_command()
+        if cmd.kind == "w" and cmd.path.endswith("/corrupt"):
+            tree = next((t for t in self.trees
+                         if cmd.path == f"{t.name}/corrupt"), None)
+            if tree is not None and self.rng.random() < PROBE_SHARE:
+                self.pending = self.probes(tree)
+        elif cmd.kind == "w" and cmd.path.endswith("/clear"):
+            self.known.pop(cmd.path.split("/")[0], None)
+        return cmd
+
+    def next_command(self) -> Cmd:
         # Nine commands in ten well-formed (boundary keys included), one
         # with some tokens out of range or malformed.
         self.bad = 0.0 if self.rng.random() < 0.9 else 0.3

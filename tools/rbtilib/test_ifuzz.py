@@ -244,3 +244,34 @@ def test_shrink_keeps_the_setup_and_the_culprits(monkeypatch):
     monkeypatch.setattr(ifuzz_run, "replay_fails", lambda *a: False)
     assert ifuzz_run.shrink_failure(cmds, "ko", "errno", "x", 1, 9, 60) \
         is None
+
+
+def test_corruptions_aim_at_inserted_keys_and_are_probed(trees):
+    """A corruption mostly names a key the list inserted (a random key
+    is seldom in the tree and breaks nothing), and some are followed by
+    queries at every point around the newest keys: the interval hang
+    (corrupt parent, then a find that climbs into the loop) needs both."""
+    gen = ifuzz.Gen("probe", trees)
+    interval = next(t for t in trees if t.name == "interval")
+    cmds = gen.commands(6000)
+    inserted = set()
+    aimed = total = probed = 0
+    for i, c in enumerate(cmds):
+        if c.path == "interval/insert":
+            inserted.update(int(w) for w in c.data.split()
+                            if re.fullmatch(rb"-?[0-9]+", w))
+        if c.path == "interval/corrupt" and len(c.data.split()) == 2 \
+                and c.data.split()[1].lstrip(b"-").isdigit():
+            total += 1
+            aimed += int(c.data.split()[1]) in inserted
+            after = cmds[i + 1:i + 4]
+            probed += bool(after) and all(
+                a.path in ("interval/find", "interval/overlap")
+                for a in after)
+    assert total and aimed > 0.6 * total
+    assert probed > 0
+    gen.known["interval"] = [(2, 3), (1, 10)]
+    probes = gen.probes(interval)
+    points = {int(c.data.split()[0]) for c in probes}
+    assert points >= {0, 1, 2, 3, 4, 10, 11}
+    assert probes[-1] == ifuzz.Cmd("q", "interval/overlap", b"0 11")
