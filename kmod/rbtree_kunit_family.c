@@ -119,7 +119,8 @@ static struct rbk_faults rbk_walk(const struct rb_root *root, bool augmented)
 		if ((rb->rb_left && rb_parent(rb->rb_left) != rb) ||
 		    (rb->rb_right && rb_parent(rb->rb_right) != rb))
 			f.links++;
-		if (augmented && n->max != rbk_max_cb_compute_max((struct rbk_node *)n, false))
+		/* compute_max(, true): true when max is already right. */
+		if (augmented && !rbk_max_cb_compute_max((struct rbk_node *)n, true))
 			f.augment++;
 		prev = n->key;
 		if (++f.nodes > RBK_N * 2)
