@@ -151,7 +151,8 @@ Add KUnit suites for RB_DEFINE_INTERFACE(), in one module
  - rbtree_generic_interface: one case per behaviour: the empty and
    one-node tree, blank members, unique keys rejecting or replacing,
    the order of equal keys, extreme keys, a walk that removes, a cache
-   member implying its flag, erasing the root and both ends, augmented
+   member implying its flag, a struct rb_root_cached root keeping its
+   rb_leftmost, erasing the root and both ends, augmented
    trees (subtree size and a max augment, as vmap_area's);
  - rbtree_generic_hints: find_near and insert_near from every node of a
    tree as the hint, against a search from the root;
