@@ -166,6 +166,54 @@ static void rbtree_generic_interface_test_walk_removes(struct kunit *test)
 }
 
 /* A cache member given with its flag clear is kept: the flag is implied. */
+/* A container whose root is a struct rb_root_cached. */
+struct rbt_ccont {
+	struct rb_root_cached root;
+	struct rb_node *right;
+	unsigned long count;
+};
+
+RB_DEFINE_INTERFACE(rbt_cached, struct rbt_ccont, root, /* root's leftmost */,
+		    right, count, struct rbt_obj, node, key, RB_UNIQUE_KEYS,
+		    rbt_cmp, 0)
+
+/* A cached root: its type gives RB_CACHED_ROOT, its rb_leftmost is kept. */
+static void rbtree_generic_interface_test_cached_root(struct kunit *test)
+{
+	static const s64 keys[] = { 3, 1, 4, 0, 2, 5 };
+	struct rbt_obj *objs[ARRAY_SIZE(keys)];
+	struct rbt_ccont *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	char buf[RBT_VERDICT];
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	c->root = RB_ROOT_CACHED;
+	KUNIT_EXPECT_NULL(test, rbt_cached_first(c));
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		objs[i] = rbt_new(test, keys[i]);
+		KUNIT_EXPECT_NULL(test, rbt_cached_insert(c, objs[i]));
+		KUNIT_EXPECT_PTR_EQ(test, c->root.rb_leftmost, rb_first(&c->root.rb_root));
+	}
+	KUNIT_EXPECT_EQ(test, rbt_cached_rb()->tree_flags,
+			(unsigned int)(RB_CACHED_ROOT | RB_HAS_LEFTMOST |
+				       RB_HAS_RIGHTMOST | RB_HAS_COUNT |
+				       RB_UNIQUE_KEYS));
+	KUNIT_EXPECT_PTR_EQ(test, rbt_of(c->root.rb_leftmost), objs[3]);
+	KUNIT_EXPECT_PTR_EQ(test, rbt_cached_first(c), objs[3]);
+	KUNIT_EXPECT_PTR_EQ(test, rbt_of(c->right), objs[5]);
+	KUNIT_EXPECT_PTR_EQ(test, rbt_cached_insert(c, rbt_new(test, 1)), objs[1]);
+	/* The leftmost, an inner node, the new leftmost: the cache follows. */
+	rbt_cached_remove(c, objs[3]);
+	KUNIT_EXPECT_PTR_EQ(test, rbt_of(c->root.rb_leftmost), objs[1]);
+	rbt_cached_remove(c, objs[0]);
+	KUNIT_EXPECT_PTR_EQ(test, rbt_of(c->root.rb_leftmost), objs[1]);
+	rbt_cached_remove(c, objs[1]);
+	KUNIT_EXPECT_PTR_EQ(test, rbt_of(c->root.rb_leftmost), objs[4]);
+	KUNIT_EXPECT_PTR_EQ(test, c->root.rb_leftmost, rb_first(&c->root.rb_root));
+	KUNIT_EXPECT_EQ(test, c->count, 3UL);
+	KUNIT_EXPECT_STREQ(test, rbt_check(&c->root.rb_root, RBT_AUG_NONE, buf), "ok");
+}
+
 static void rbtree_generic_interface_test_member_implies_flag(struct kunit *test)
 {
 	static const s64 keys[] = { 3, 1, 4, 0, 2, 1 };
@@ -363,6 +411,7 @@ static struct kunit_case rbtree_generic_interface_cases[] = {
 	KUNIT_CASE(rbtree_generic_interface_test_extreme_keys),
 	KUNIT_CASE(rbtree_generic_interface_test_walk_removes),
 	KUNIT_CASE(rbtree_generic_interface_test_member_implies_flag),
+	KUNIT_CASE(rbtree_generic_interface_test_cached_root),
 	KUNIT_CASE_PARAM(rbtree_generic_interface_test_insert_replaces,
 			 rbt_replacing_gen_params),
 	KUNIT_CASE_PARAM(rbtree_generic_interface_test_erase_root_min_max,

@@ -234,7 +234,9 @@ def cost_paragraph(bench: str | None = None, hints: str | None = None) -> str:
         f"successful find, against {ir(count, 'open_cmp_u', 'insert')} and "
         f"{ir(count, 'open_cmp_u', 'find_hit')} for the open-coded loop that decides "
         f"on the same three-way comparison and {ir(count, 'mainline', 'insert')} and "
-        f"{ir(count, 'mainline', 'find_hit')} for rb_add() and rb_find(), in "
+        f"{ir(count, 'mainline', 'find_hit')} for rb_add() and rb_find() (rb_add() "
+        f"keeps duplicates; mainline's unique insert, rb_find_add(), is not "
+        f"in this run), in "
         f"{span(santos_same)} that loop's time, {verdict}.  The three-way "
         f"comparison makes an insert dearer than rb_add()'s less() "
         f"({span(ratios(form, 'santos', 'insert')[0])} a branch-free open-coded "
@@ -243,7 +245,7 @@ def cost_paragraph(bench: str | None = None, hints: str | None = None) -> str:
         f"({span(ratios(form, 'santos', 'find_hit')[0])} against "
         f"{span(ratios(form, 'mainline', 'find_hit')[0])}); the leftmost and count "
         f"caches add {ir(count, 'santos_lc', 'insert') - ir(count, 'santos', 'insert')} "
-        f"instructions per insert.  A hint d positions from the key costs a climb "
+        f"instructions per insert.  A hint d{NBSP}positions from the key costs a climb "
         f"of {reads[1]:.2f} parent reads on average at d = 1 and log2(d) + "
         f"{span(extra, '{:.2f}', ' to ')} for d = {near[0]} to {near[-1]} "
         f"({reads[near[-1]]:.2f} at d = {near[-1]}, on {keys} keys) before the "
@@ -263,3 +265,43 @@ def cost_paragraph(bench: str | None = None, hints: str | None = None) -> str:
     text = re.sub(r"\b(N|d) = ", lambda m: f"{m.group(1)}{NBSP}={NBSP}", text)
     text = textwrap.fill(text, width=72, break_on_hyphens=False)
     return text.replace(NBSP, " ") + "\n"
+
+
+DEBUG_COST = DOCS / "debug-rbtree-cost.md"
+
+
+def debug_cost_paragraph(page: Path = DEBUG_COST) -> str:
+    """CONFIG_DEBUG_RBTREE's cost, for its commit message, from its page.
+
+    The rows of kmod/patches/debug-cost's table: instructions per insert
+    and erase without and with the checks, at every N; and the text size
+    line of rbtree.o.
+    """
+    if not page.is_file():
+        raise FigureError(f"{page}: missing (kmod/patches/debug-cost --doc writes it)")
+    text = page.read_text()
+    found = [t for t in tables(text) if "with DEBUG_RBTREE" in t.header]
+    if not found:
+        raise FigureError(f"{page}: no table with a 'with DEBUG_RBTREE' column")
+    table = found[0]
+    parts = []
+    for op in ("insert", "erase"):
+        rows = table.select(operation=op)
+        if not rows:
+            raise FigureError(f"{page}: no row for {op}")
+        added = sorted({r["added"].lstrip("+") for r in rows}, key=float)
+        span = added[0] if len(added) == 1 else f"{added[0]}-{added[-1]}"
+        base = sorted({r["instructions without"] for r in rows}, key=float)
+        parts.append(f"{span} instructions per {op} (on {base[0]}-{base[-1]})")
+    ns = " and ".join(sorted({r[table.column("N")] for r in table.rows}, key=int))
+    size = re.search(r"rbtree_debug\.o:\s*`add/remove: [^`]*\((\d+)\)`", text)
+    if not size:
+        raise FigureError(f"{page}: no bloat-o-meter line for rbtree_debug.o")
+    return textwrap.fill(
+        f"Measured on the userspace copy of this code (tools/lib/rbtree.c with "
+        f"these checks, cachegrind, N{NBSP}={NBSP}{ns} random keys; "
+        f"kmod/patches/debug-cost of rbtree-inspector), the checks add "
+        f"{parts[0]} and {parts[1]}; rbtree.o and rbtree_debug.o grow by "
+        f"{size.group(1)} bytes of text.  With CONFIG_DEBUG_RBTREE=n nothing "
+        f"changes: the hooks are inline functions that return true.",
+        width=72).replace(NBSP, " ") + "\n"

@@ -4,6 +4,51 @@ Commit messages, the cover letter, the documentation and the code of the
 conversion: what has no counterpart in kmod/.  gen-series applies it.
 """
 
+FAMILY_KCONFIG = """\
+config RBTREE_KUNIT_TEST
+	tristate "KUnit tests for red-black trees" if !KUNIT_ALL_TESTS
+	depends on KUNIT
+	default KUNIT_ALL_TESTS
+	help
+	  This builds the KUnit suite rbtree for the red-black tree library:
+	  <linux/rbtree.h>, <linux/rbtree_augmented.h>, interval trees and
+	  latch trees.
+
+	  For more information on KUnit and unit tests in general please refer
+	  to the KUnit documentation in Documentation/dev-tools/kunit/.
+
+	  If unsure, say N.
+
+"""
+
+
+FAMILY_MSG = """\
+lib/rbtree_test.c and lib/interval_tree_test.c are timing loops with a
+consistency check, run by loading a module and reading the kernel log;
+nothing tests the cached, augmented, latch or RCU helpers.  Add a KUnit
+suite for the library, one behaviour a case as lib/list-test.c:
+
+ - the empty tree and RB_EMPTY_NODE(); rb_add() and rb_erase() with the
+   checks of lib/rbtree_test.c after every operation (order, no red node
+   with a red parent, equal black height, parent links); in-order and
+   reverse walks, the postorder iterators; rb_find(), rb_find_first() and
+   rb_for_each() over equal keys; rb_find_add() refusing a duplicate;
+   rb_replace_node() and rb_replace_node_rcu();
+ - rb_add_cached() and rb_erase_cached(): the leftmost returned exactly
+   when it changes, rb_first_cached() equal to rb_first();
+ - RB_DECLARE_CALLBACKS_MAX() with rb_insert_augmented() and
+   rb_erase_augmented(), and rb_add_augmented_cached() with
+   rb_erase_augmented_cached(): every subtree's max after every step;
+ - an interval tree (INTERVAL_TREE_DEFINE()): the queries of
+   lib/interval_tree_test.c against a scan of every interval, and each
+   node's subtree_last, after every removal;
+ - a latch tree: both copies find every key, an erased key is gone;
+ - rb_find_add_rcu() and rb_find_rcu().
+
+The timing loops stay in lib/rbtree_test.c and lib/interval_tree_test.c.
+"""
+
+
 # The 2012 authors and their postings.  Kent Overstreet's address is the one
 # 6.12's MAINTAINERS lists (BCACHEFS, CLOSURES); Daniel Santos's is that of
 # his posting (no MAINTAINERS entry lists him).
@@ -77,7 +122,7 @@ S:	Maintained
 F:	include/linux/rbtree_generic.h
 
 """
-MAINTAINERS_KUNIT = "F:\tlib/rbtree_kunit*\n"
+MAINTAINERS_KUNIT = "F:\tlib/rbtree_generic_kunit*\n"
 
 
 KCONFIG_ENTRY = """\
@@ -106,7 +151,8 @@ Add KUnit suites for RB_DEFINE_INTERFACE(), in one module
  - rbtree_generic_interface: one case per behaviour: the empty and
    one-node tree, blank members, unique keys rejecting or replacing,
    the order of equal keys, extreme keys, a walk that removes, a cache
-   member implying its flag, erasing the root and both ends, augmented
+   member implying its flag, a struct rb_root_cached root keeping its
+   rb_leftmost, erasing the root and both ends, augmented
    trees (subtree size and a max augment, as vmap_area's);
  - rbtree_generic_hints: find_near and insert_near from every node of a
    tree as the hint, against a search from the root;
@@ -195,135 +241,58 @@ and the kernel-doc of the macro and its flags.
 """
 
 
-ELV_OLD_ADD = """\
-void elv_rb_add(struct rb_root *root, struct request *rq)
-{
-	struct rb_node **p = &root->rb_node;
-	struct rb_node *parent = NULL;
-	struct request *__rq;
-
-	while (*p) {
-		parent = *p;
-		__rq = rb_entry(parent, struct request, rb_node);
-
-		if (blk_rq_pos(rq) < blk_rq_pos(__rq))
-			p = &(*p)->rb_left;
-		else if (blk_rq_pos(rq) >= blk_rq_pos(__rq))
-			p = &(*p)->rb_right;
-	}
-
-	rb_link_node(&rq->rb_node, parent, p);
-	rb_insert_color(&rq->rb_node, root);
-}
-"""
-
-
-ELV_NEW_ADD = """\
-static bool elv_rb_less(struct rb_node *a, const struct rb_node *b)
-{
-	return blk_rq_pos(rb_entry(a, struct request, rb_node)) <
-	       blk_rq_pos(rb_entry(b, struct request, rb_node));
-}
-
-static int elv_rb_cmp(const void *key, const struct rb_node *node)
-{
-	sector_t sector = *(const sector_t *)key;
-	sector_t pos = blk_rq_pos(rb_entry(node, struct request, rb_node));
-
-	if (sector < pos)
-		return -1;
-	if (sector > pos)
-		return 1;
-	return 0;
-}
-
-void elv_rb_add(struct rb_root *root, struct request *rq)
-{
-	rb_add(&rq->rb_node, root, elv_rb_less);
-}
-"""
-
-
-ELV_OLD_FIND = """\
-struct request *elv_rb_find(struct rb_root *root, sector_t sector)
-{
-	struct rb_node *n = root->rb_node;
-	struct request *rq;
-
-	while (n) {
-		rq = rb_entry(n, struct request, rb_node);
-
-		if (sector < blk_rq_pos(rq))
-			n = n->rb_left;
-		else if (sector > blk_rq_pos(rq))
-			n = n->rb_right;
-		else
-			return rq;
-	}
-
-	return NULL;
-}
-"""
-
-
-ELV_NEW_FIND = """\
-struct request *elv_rb_find(struct rb_root *root, sector_t sector)
-{
-	return rb_entry_safe(rb_find(&sector, root, elv_rb_cmp),
-			     struct request, rb_node);
-}
-"""
-
-
-ELEVATOR_MSG = """\
-elv_rb_add() and elv_rb_find() keep the requests of an I/O scheduler
-(mq-deadline, bfq) sorted by start sector with open-coded descent loops.
-Use rb_add() and rb_find() instead: the two loops and their cursor
-variables go, replaced by a less() and a key comparison (ten lines
-fewer), and the helpers, being __always_inline, compile to the same
-walk.  Equal sectors still go after the requests present (rb_add()
-descends right unless less()), and a search still returns any request
-starting at the sector.
-
-rb_find() takes the sector itself as the key; no struct request is built
-on the stack for the comparison.
-
-Kent Overstreet converted these two functions in his 2012 generic rbtree
-series, with a node-to-node comparison and a struct request on the stack
-as the search key; this does the same with the helpers mainline has now.
-"""
-
-
 # Where the cost paragraph goes: gen-series writes it from the generated
 # measurement pages (series_figures.cost_paragraph()), not by hand.
 COST_MARK = "@COST@"
 
 
 COVER = f"""\
-rbtree: typed generic trees (RB_DEFINE_INTERFACE)
+rbtree: KUnit tests, CONFIG_DEBUG_RBTREE and typed generic trees
 
-Mainline has had generic rbtree insertion and search since 5.12 (rb_add(),
-rb_find(), rb_find_first(), rb_find_add(); 6.12 adds rb_find_rcu(),
-rb_find_add_rcu() and rb_add_augmented_cached()), which cover the first of
-the two generic APIs posted in 2012: Kent Overstreet's rb_insert() and
-rb_search() [1] are rb_find_add() and rb_find(), his rb_greater() is
-rb_find_first() with a comparison that calls equal keys smaller, and
-container_of_or_null() is rb_entry_safe(); this series does not carry
-them.  What mainline lacks is the second, Daniel Santos's
-RB_DEFINE_INTERFACE() [2]: one description of a tree generates typed
-__always_inline functions that take and return the user's structures (no
-rb_entry() at the call sites, a key comparison typed and checked at build
-time), keep a rightmost pointer and a node count besides the leftmost one
-(rb_root_cached keeps only the leftmost; others are maintained by hand),
-apply augment callbacks on every insert, replace and remove, and search
-from a hint (insert_near/find_near).  Patch 1 adds it as
-<linux/rbtree_generic.h>, patch 2 its KUnit suites, patch 3 the
-documentation.  Patch 4 stands alone: the elevator conversion Kent posted
-in 2012, done with rb_add()/rb_find() and the sector as the key.
+Red-black trees have nothing like CONFIG_DEBUG_LIST: lib/rbtree.c trusts
+every pointer, and a node linked into a taken slot, erased twice or
+overwritten by a stray write shows up much later as a hang or an oops
+elsewhere.  The library's own tests (lib/rbtree_test.c,
+lib/interval_tree_test.c) are timing modules, and nothing tests the
+cached, augmented, latch or RCU helpers.
+
+Patch 1 adds a KUnit suite for the library: the checks of both test
+modules after every operation, and cases for rb_add_cached() /
+rb_erase_cached(), RB_DECLARE_CALLBACKS_MAX(), rb_add_augmented_cached()
+(6.6), the latch tree, and rb_find_rcu() / rb_find_add_rcu() (6.12).
+
+Patch 2 adds CONFIG_DEBUG_RBTREE: local checks of the links around the
+node on every insert (rb_link_node(), rb_link_node_rcu()), erase
+(__rb_erase_augmented(), so every rb_erase*() form) and replace,
+reported through CHECK_DATA_CORRUPTION() as DEBUG_LIST does, naming the
+operation and the nodes; its own KUnit suite proves each kind of broken
+link is found.  Its cost, in instructions per insert and erase, is in
+its commit message (kmod/patches/debug-cost of rbtree-inspector).
+
+Patches 3-5 are an RFC and independent of 1-2: Daniel Santos's
+RB_DEFINE_INTERFACE() [1], posted in 2012 beside Kent Overstreet's
+rb_insert()/rb_search() [2].  Kent's API is mainline's now:
+rb_insert() and rb_search() are rb_find_add() and rb_find() (5.12),
+container_of_or_null() is rb_entry_safe(); his rb_greater(), the first
+node whose key is greater than the search key (an upper bound), has no
+mainline helper: rb_find_first() returns the first node that compares
+equal.  Mainline has since added rb_add_augmented_cached() (6.6) and
+rb_find_rcu() / rb_find_add_rcu() (6.12).  What it lacks is the layer
+of [1]: one description of a tree generates typed __always_inline
+functions that take and return the user's structures (no rb_entry() at
+the call sites, a key comparison typed and checked at build time), keep
+a rightmost pointer and a node count besides the leftmost one, apply
+augment callbacks on every insert, replace and remove, and search from
+a hint (insert_near/find_near).  Patch 3 adds it as
+<linux/rbtree_generic.h>, patch 4 its KUnit suites, patch 5 the
+documentation.
 
 {COST_MARK}
 Questions for reviewers:
 
+ - Patches 1-2 stand alone; is DEBUG_RBTREE's choice to skip the write
+   on a fault (as DEBUG_LIST does) the right one for rb_link_node(),
+   where the node is left out of the tree?
  - Is a typed layer over rb_add()/rb_find() wanted at all, given that it
    is one more way to build a tree?  No in-tree user is converted yet;
    candidates are trees that keep a rightmost pointer or a count by
@@ -332,10 +301,19 @@ Questions for reviewers:
    count member); a designated-initialiser form would read better at the
    cost of the build-time checks on blank members.
 
-Based on 6.12; the series also applies to and builds on 6.1.
+Cc: the union of scripts/get_maintainer.pl --nogit --nogit-fallback on
+each patch, and on patches 1-2 the authors that the copyright lines of
+lib/rbtree.c, <linux/rbtree.h>, <linux/rbtree_augmented.h>,
+<linux/rbtree_latch.h> and <linux/interval_tree_generic.h> name and
+MAINTAINERS lists, at the address it lists.  MAINTAINERS has no entry for
+lib/rbtree.c and the tree this was made on has no git history, so
+get_maintainer.pl alone reaches only the catch-all entries; its git
+options on a kernel git tree would find more before sending.
 
-[1] {OVERSTREET_LINK}
-[2] {SANTOS_LINK}
+Based on 6.12.
+
+[1] {SANTOS_LINK}
+[2] {OVERSTREET_LINK}
 """
 
 

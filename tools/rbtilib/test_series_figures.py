@@ -125,3 +125,67 @@ def test_the_submitter_is_not_cced(monkeypatch):
     monkeypatch.setattr(gen, "get_maintainer", lambda ksrc, patch: found)
     assert gen.cc_list(None, "", "Me Myself <me@example.org>") == found[1:]
     assert gen.cc_list(None, "", gen.PLACEHOLDER) == found
+
+
+DEBUG = figures.DEBUG_COST.read_text()
+
+
+def test_the_committed_debug_patch_has_the_pages_paragraph():
+    debug = [p for p in os.listdir(PATCHES) if p.endswith("CONFIG_DEBUG_RBTREE.patch")]
+    assert len(debug) == 1
+    with open(os.path.join(PATCHES, debug[0]), encoding="utf-8") as f:
+        assert figures.debug_cost_paragraph() in f.read()
+
+
+def write_page(tmp_path, text):
+    page = tmp_path / "debug-rbtree-cost.md"
+    page.write_text(text)
+    return page
+
+
+def test_the_debug_paragraph_follows_the_page(tmp_path):
+    lines = DEBUG.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("| erase | 1000 |"))
+    cells = figures.cells(lines[at])
+    cells[-1] = "+77.0"
+    lines[at] = "| " + " | ".join(cells) + " |"
+    text = flat(figures.debug_cost_paragraph(write_page(tmp_path, "\n".join(lines))))
+    assert "instructions per erase" in text
+    assert "+77.0" not in text and "-77.0 instructions per erase" in text
+
+
+def test_the_debug_paragraph_reads_the_size_line(tmp_path):
+    page = write_page(tmp_path, DEBUG.replace("up/down: 738/0 (738)", "up/down: 9/0 (9)"))
+    assert "grow by 9 bytes" in flat(figures.debug_cost_paragraph(page))
+
+
+@pytest.mark.parametrize("cut, message", [
+    ("| erase |", "no row for erase"),
+    ("| operation |", "no table with a 'with DEBUG_RBTREE' column"),
+])
+def test_a_missing_debug_row_is_an_error(tmp_path, cut, message):
+    page = "\n".join(line for line in DEBUG.split("\n") if not line.startswith(cut))
+    with pytest.raises(figures.FigureError, match=message.replace("(", r"\(")):
+        figures.debug_cost_paragraph(write_page(tmp_path, page))
+
+
+def test_a_missing_debug_page_is_an_error(tmp_path):
+    with pytest.raises(figures.FigureError, match="debug-cost --doc writes it"):
+        figures.debug_cost_paragraph(tmp_path / "absent.md")
+
+
+def test_the_library_authors_are_those_maintainers_lists(tmp_path):
+    """Cc: the copyright holders of the library's files whom MAINTAINERS
+    lists, at its address; one it does not list is left out."""
+    gen = load_script(os.path.join(PATCHES, "gen-series"), "gen_series")
+    for name in gen.LIBRARY_FILES:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("/*\n  (C) 2012  Ann Old <ann@old.example>\n */\n")
+    (tmp_path / gen.LIBRARY_FILES[1]).write_text(
+        " * Copyright (C) 2015 Some Corp., Bob Bee <bob@old.example>\n")
+    (tmp_path / "MAINTAINERS").write_text("FOO\nM:\tBob Bee <bob@new.example>\n")
+    assert gen.library_authors(tmp_path) == ["Bob Bee <bob@new.example>"]
+    (tmp_path / "MAINTAINERS").write_text("FOO\nR:\tAnn Old <ann@now.example>\n"
+                                          "M:\tBob Bee <bob@new.example>\n")
+    assert gen.library_authors(tmp_path) == ["Ann Old <ann@now.example>",
+                                             "Bob Bee <bob@new.example>"]
