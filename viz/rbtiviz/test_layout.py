@@ -140,13 +140,19 @@ def test_viewer_in_chromium_search_click_violations_collapse(corrupt_page):
 @pytest.mark.slow
 @pytest.mark.chromium
 def test_viewer_works_at_100k_nodes(tmp_path):
-    """The viewer of 100,000 nodes selects and collapses (its pan/zoom
-    latency is timed by viz/measure-render)."""
+    """The viewer of 100,000 nodes selects and collapses, and stays
+    smooth by construction: over 40 wheel and drag events every frame
+    draws at most DIRECT_MAX nodes one by one (more on screen: the
+    overview bitmap, built at most once, not per frame). The latency
+    itself is timed by viz/measure-render, not asserted."""
     path = tmp_path / "big.html"
     write_viewer(big(100_000), path)
     r = headless.selftest(path, timeout=180)
     assert r["nodes"] == 100_000 and r["click"]["selected"] == r["click"]["want"]
-    assert r["latency"]["median"] is not None
+    work = r["work"]
+    assert work["frames"] >= r["latency"]["events"] == 40
+    assert 0 < work["maxNodes"] <= work["directMax"] < 100_000
+    assert work["overviews"] <= 1
     assert r["collapse"]["after"] < 100_000
 
 

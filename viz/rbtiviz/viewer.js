@@ -100,7 +100,13 @@ function zoomAt(x, y, factor) {
 
 function pan(dx, dy) { view.tx += dx; view.ty += dy; draw(); }
 
+// What drawing costs, counted for the self test: frames, the most nodes
+// one frame drew one by one (at most DIRECT_MAX, whatever the tree's
+// size: more and the frame is the overview bitmap), overviews built.
+const work = {frames: 0, maxNodes: 0, overviews: 0};
+
 function buildOverview() {
+  work.overviews++;
   const N = Math.max(1, order.length);
   const c = document.createElement("canvas");
   c.width = Math.min(OVERVIEW_W, Math.max(4 * N, 600));
@@ -135,7 +141,9 @@ function draw() {
   const colw = DX * view.sx;
   const lo = Math.max(0, Math.floor(-view.tx / colw) - 1);
   const hi = Math.min(order.length - 1, Math.ceil((W - view.tx) / colw) + 1);
-  if (hi - lo + 1 > DIRECT_MAX) drawOverview(); else if (hi >= lo) drawDirect(lo, hi);
+  work.frames++;
+  if (hi - lo + 1 > DIRECT_MAX) drawOverview();
+  else if (hi >= lo) { work.maxNodes = Math.max(work.maxNodes, hi - lo + 1); drawDirect(lo, hi); }
   drawMarks();
   drawMinimap();
 }
@@ -525,6 +533,8 @@ function selftest() {
   // Latency: wheel and drag events, each drawn synchronously, raster flushed.
   fit();
   const times = [];
+  const before = {...work};
+  work.maxNodes = 0;
   for (let k = 0; k < 40; k++) {
     const t0 = performance.now();
     if (k % 4 === 3) {
@@ -544,6 +554,8 @@ function selftest() {
   times.sort((a, b) => a - b);
   out.latency = {median: times[times.length >> 1], p90: times[Math.floor(times.length * 0.9)],
                  max: times[times.length - 1], events: times.length};
+  out.work = {frames: work.frames - before.frames, maxNodes: work.maxNodes,
+              overviews: work.overviews - before.overviews, directMax: DIRECT_MAX};
   fit();
   document.getElementById("data").remove();    // keep the dumped DOM small
   const pre = $("selftest");
