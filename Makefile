@@ -41,7 +41,7 @@ help:
 	@echo "make bench      benchmarks, host and guest (QUICK=1: short); docs/generated/bench.md"
 	@echo "make patches    the API as a patch series on a copy of the 6.12 tree (KERNEL=6.1: 6.1)"
 	@echo "make mutants    fuzz each mutant of kmod/tests/mutants on 10 seeds, run debugfs-shell"
-	@echo "                and kunit on it; fails unless all are killed; docs/generated/mutants.md"
+	@echo "                and kunit on it; fails unless all are killed; table: docs/generated/"
 	@echo "                (MUTANTS='a b': only those, out/mutants/; MUTANT_ARGS: run options)"
 	@echo "make coverage   the guest suites on a gcov build (SUITES=kunit: only those); line and"
 	@echo "                branch coverage in docs/generated/coverage[-kunit].md, out/coverage"
