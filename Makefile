@@ -50,19 +50,25 @@ help:
 deps:
 	@qemu/install-deps
 
+# make run and make shell install only what they use: the run set with the
+# stock kernel, and the kernel set too for one built from source.
+RUN_DEPS := run $(if $(filter stock,$(FLAVOUR)),,kernel)
+
 kernel: deps
 	@qemu/build-kernel debug >/dev/null
 
 module: kernel
 	@qemu/build-module debug
 
-run: deps
+run:
+	@qemu/install-deps $(RUN_DEPS)
 	@FLAVOUR="$(FLAVOUR)" qemu/demo
 
 test: deps
 	@qemu/test-all
 
-shell: deps
+shell:
+	@qemu/install-deps $(RUN_DEPS)
 	@qemu/run-in-guest --flavour "$(FLAVOUR)" --shell
 
 check: kernel

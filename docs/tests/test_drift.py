@@ -245,3 +245,29 @@ def test_hex_is_documented_for_any_tree():
             if "`--hex` prints" in sentence:
                 said.append((path.name, sentence))
     assert said and all("any tree" in s for _, s in said), said
+
+
+def install_set(*sets: str) -> list[str]:
+    return subprocess.run([str(REPO / "qemu" / "install-deps"), "--list", *sets],
+                          capture_output=True, text=True, timeout=60,
+                          check=True).stdout.split()
+
+
+def test_make_run_installs_only_the_run_set():
+    """make run (stock) installs qemu/install-deps' run set, which has
+    no kernel source, browser, test or coverage package; README.md lists
+    it as it is."""
+    run = install_set("run")
+    heavy = {"linux-source-6.1", "linux-source-6.12", "chromium", "nodejs",
+             "lcov", "valgrind", "python3-drgn", "python3-pytest", "sparse"}
+    assert run and not heavy & set(run)
+    assert heavy <= set(install_set())
+    dry = subprocess.run(["make", "-n", "run"], cwd=REPO, capture_output=True,
+                         text=True, timeout=60).stdout
+    assert re.search(r"^qemu/install-deps run +$", dry, re.M), dry
+    fast = subprocess.run(["make", "-n", "run", "FLAVOUR=fast"], cwd=REPO,
+                          capture_output=True, text=True, timeout=60).stdout
+    assert re.search(r"^qemu/install-deps run kernel$", fast, re.M), fast
+    readme = " ".join(text(REPO / "README.md").split())
+    assert "make run installs only the packages it uses (`qemu/install-deps --list run`;" \
+        in readme.replace("    make run ", "make run ")
