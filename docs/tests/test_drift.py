@@ -271,3 +271,23 @@ def test_make_run_installs_only_the_run_set():
     readme = " ".join(text(REPO / "README.md").split())
     assert "make run installs only the packages it uses (`qemu/install-deps --list run`;" \
         in readme.replace("    make run ", "make run ")
+
+
+INTERNAL_ERRNOS = {"EAGAIN"}
+"""Errnos the module uses inside and never returns from a file: EAGAIN is
+a lockless lookup giving up its retries, which the stress run counts
+(kmod/inspector_stress.c)."""
+
+
+def test_debugfs_errnos_are_the_module_s():
+    """Every errno the module's code returns is in DEBUGFS.md, and every
+    errno DEBUGFS.md names is one the code returns."""
+    import errno as errno_mod
+    names = set(errno_mod.errorcode.values())
+    code = {e for c in [*(REPO / "kmod").glob("inspector*.c"), *(REPO / "kmod").glob("tree_*.c"),
+                        REPO / "kmod" / "rbtree_overstreet.c"]
+            for e in re.findall(r"-(E[A-Z0-9]+)\b", text(c)) if e in names}
+    doc = {e for e in re.findall(r"\b(E[A-Z0-9]{2,})\b", text(REPO / "kmod" / "DEBUGFS.md"))
+           if e in names}
+    assert code and code - INTERNAL_ERRNOS - doc == set(), "returned, not documented"
+    assert doc - code == set(), "documented, never returned"
