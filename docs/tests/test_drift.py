@@ -237,7 +237,6 @@ def test_make_run_s_flavour_is_the_makefile_s(flavour):
 def test_hex_is_documented_for_any_tree():
     """rbti dump/check/show --hex prints any tree in hexadecimal (its
     help), not only address dumps: the documents that describe it say so."""
-    from rbtilib.cli import common  # noqa: F401 (the option's one source)
     assert "hexadecimal" in options_of(subparsers()["show"])["--hex"].help
     said = []
     for path in PAGES:
