@@ -41,7 +41,7 @@ help:
 	@echo "make bench      benchmarks, host and guest (QUICK=1: short); docs/generated/bench.md"
 	@echo "make patches    the API as a patch series on a copy of the 6.12 tree (KERNEL=6.1: 6.1)"
 	@echo "make mutants    fuzz each mutant of kmod/tests/mutants on 10 seeds, run debugfs-shell,"
-	@echo "                kunit and ifuzz on it; fails unless all are killed; docs/generated/mutants.md"
+	@echo "                kunit and ifuzz on it; fails unless all are killed; table: docs/generated/"
 	@echo "                (MUTANTS='a b': only those, out/mutants/; MUTANT_ARGS: run options)"
 	@echo "make coverage   the guest suites on a gcov build (SUITES=kunit: only those); line and"
 	@echo "                branch coverage in docs/generated/coverage[-kunit].md, out/coverage"
@@ -50,19 +50,25 @@ help:
 deps:
 	@qemu/install-deps
 
+# make run and make shell install only what they use: the run set with the
+# stock kernel, and the kernel set too for one built from source.
+RUN_DEPS := run $(if $(filter stock,$(FLAVOUR)),,kernel)
+
 kernel: deps
 	@qemu/build-kernel debug >/dev/null
 
 module: kernel
 	@qemu/build-module debug
 
-run: deps
+run:
+	@qemu/install-deps $(RUN_DEPS)
 	@FLAVOUR="$(FLAVOUR)" qemu/demo
 
 test: deps
 	@qemu/test-all
 
-shell: deps
+shell:
+	@qemu/install-deps $(RUN_DEPS)
 	@qemu/run-in-guest --flavour "$(FLAVOUR)" --shell
 
 check: kernel

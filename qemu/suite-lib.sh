@@ -11,27 +11,27 @@ set -o pipefail
 SUITES_FILE=${RBTI_SUITES_FILE:-$QEMU_DIR/suites${QUICK:+-quick}}
 export RBTI_SUITES_FILE=$SUITES_FILE
 
-# suite_list [WHERE]: "NAME WHERE LIMIT" for every suite in the list (of
+# suite_list [WHERE]: "NAME WHERE LIMIT FLOOR" for every suite in the list (of
 # that WHERE only, if given), in order. WHERE: host; guest (the run's
 # kernel, debug flavour); guest@other (the other supported kernel, debug);
 # guest@stock-VERSION (Debian's prebuilt kernel of VERSION).
 suite_list() {
 	[ -r "$SUITES_FILE" ] || { echo "suite list $SUITES_FILE missing" >&2; return 1; }
 	awk -v where="${1:-}" '!/^[[:space:]]*(#|$)/ {
-		if (NF < 4 || ($2 != "host" && $2 !~ /^guest(@(other|stock-[0-9]+[.][0-9]+))?$/) ||
-		    $3 !~ /^[0-9]+$/) {
-			printf "%s:%d: bad suite line: %s\n", FILENAME, NR, $0 > "/dev/stderr"
+		if (NF < 5 || ($2 != "host" && $2 !~ /^guest(@(other|stock-[0-9]+[.][0-9]+))?$/) ||
+		    $3 !~ /^[0-9]+$/ || $4 !~ /^[1-9][0-9]*$/) {
+			printf "%s:%d: bad suite line (NAME WHERE LIMIT FLOOR COMMAND...; FLOOR at least 1): %s\n", FILENAME, NR, $0 > "/dev/stderr"
 			bad = 1
 			exit 1
 		}
-		if (where == "" || $2 == where) print $1, $2, $3
+		if (where == "" || $2 == where) print $1, $2, $3, $4
 	} END { exit bad }' "$SUITES_FILE"
 }
 
 # suite_command NAME: the command of a suite, as written in the list.
 suite_command() {
 	awk -v name="$1" '!/^[[:space:]]*#/ && $1 == name {
-		sub(/^[[:space:]]*[^[:space:]]+[[:space:]]+[^[:space:]]+[[:space:]]+[^[:space:]]+[[:space:]]+/, "")
+		sub(/^[[:space:]]*[^[:space:]]+[[:space:]]+[^[:space:]]+[[:space:]]+[^[:space:]]+[[:space:]]+[^[:space:]]+[[:space:]]+/, "")
 		print
 		exit
 	}' "$SUITES_FILE"

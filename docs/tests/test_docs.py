@@ -6,7 +6,8 @@
 - every rbti subcommand and every option of it is named in the documents,
   and every option a document gives to an `rbti SUBCOMMAND` exists;
 - every ```console block (commands after "$ ", their output below) runs
-  on the host with that output;
+  on the host with that output and exit status 0: a command that fails
+  shows its status itself (`$ CMD; echo "exit $?"`, "exit N" below);
 - every relative link points at a file, and every generated page names
   the command, commit, date and machine it came from;
 - qemu/results writes the page of make test's times;
@@ -149,6 +150,11 @@ def test_console_block_runs_on_the_host(doc, command, expected):
     result = run(["bash", "-c", command], env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8",
                                                 "HOME": "/nonexistent", "NO_COLOR": "1"})
     assert result.stdout + result.stderr == expected, f"{doc}: $ {command}"
+    # The status is part of what a block shows: one that fails says so
+    # (CMD; echo "exit $?"), and then its "exit N" line is compared.
+    assert result.returncode == 0, (
+        f"{doc}: $ {command} exits {result.returncode}; show it with "
+        '`; echo "exit $?"` and its "exit N" line')
 
 
 def test_there_are_console_blocks():

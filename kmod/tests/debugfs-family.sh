@@ -6,6 +6,57 @@
 # on latch and mainline_rcu), sourced by it (they use its helpers).
 # mainline_cached and mainline_rcu also run every generic test ($TREES).
 
+# The trees that only some kernels have (TREE SINCE MACRO a line): which
+# of them this kernel must have follows from its version (uname -r, or
+# RBTI_KERNEL_RELEASE), never from the module under test.
+MODULE_TREES=${RBTI_MODULE_TREES:-$(dirname "$0")/module-trees}
+KERNEL_RELEASE=${RBTI_KERNEL_RELEASE:-$(uname -r)}
+
+# since RELEASE VERSION: whether kernel RELEASE (6.12.57+deb13-amd64) is
+# VERSION (6.12) or later.
+since() {
+	_r=${1%%[!0-9.]*}
+	_rmaj=${_r%%.*} _r=${_r#*.}
+	_rmin=${_r%%.*} _smaj=${2%%.*} _smin=${2#*.}
+	[ "${_rmaj:-0}" -gt "$_smaj" ] ||
+		{ [ "${_rmaj:-0}" -eq "$_smaj" ] && [ "${_rmin:-0}" -ge "$_smin" ]; }
+}
+
+# expected_trees: "TREE yes|no" for each tree of the table: whether this
+# kernel must have it.
+expected_trees() {
+	while read -r _t _since _; do
+		case $_t in '' | \#*) continue ;; esac
+		if since "$KERNEL_RELEASE" "$_since"; then
+			echo "$_t yes"
+		else
+			echo "$_t no"
+		fi
+	done <"$MODULE_TREES"
+}
+
+# A tree this kernel must have runs every generic test even when the
+# module lacks it (then they fail, beside test_family_expected_trees).
+if [ -z "${RBTI_SHELL_TREES:-}" ]; then
+	for _t in $(expected_trees | awk '$2 == "yes" { print $1 }'); do
+		case " $TREES " in *" $_t "*) ;; *) TREES="$TREES $_t" ;; esac
+	done
+fi
+
+# The module has exactly the table's trees this kernel's version calls for.
+test_family_expected_trees() {
+	if [ ! -r "$MODULE_TREES" ]; then
+		not_ok "the table of version-dependent trees is readable" "$MODULE_TREES"
+		return
+	fi
+	expected_trees >"$TMP/expected-trees"
+	while read -r _t _want; do
+		_have=no
+		[ ! -d "$D/$_t" ] || _have=yes
+		is "$_t: there on $KERNEL_RELEASE? (module-trees)" "$_have" "$_want"
+	done <"$TMP/expected-trees"
+}
+
 # node_line TREE KEY: the first node line of the dump whose key is KEY
 # (copy 0 of a latch tree), without the "node" word.
 node_line() {
@@ -290,6 +341,7 @@ test_family_stress() {
 }
 
 test_family_all() {
+	test_family_expected_trees
 	test_family_cached
 	test_family_aug
 	test_family_interval

@@ -21,7 +21,7 @@ def test_guest_tests_pass_on_the_fake(tmp_path, capsys):
     gt = load()
     args = gt.parser().parse_args(["--big-ops", "20000", "--out",
                                    str(tmp_path), "--big-tree-nodes",
-                                   "3000"])
+                                   "3000", "--stress-lookups", "0"])
     driver = FakeDebugfs()
     res = gt.run(driver, args)
     out = capsys.readouterr().out
@@ -114,10 +114,51 @@ def test_guest_tests_cover_the_family_trees(tmp_path, capsys):
                    f"- {tree}: corrupt {command} " in ln for ln in lines)
 
 
-def test_stress_skipped_without_a_stress_file(tmp_path, capsys):
+def test_stress_fails_without_a_stress_file(tmp_path, capsys):
+    """latch is on every kernel: a module with no stress file fails (2
+    tests: no skip for it in qemu/skip-reasons)."""
     gt = load()
     args = gt.parser().parse_args(["--big-ops", "0", "--big-tree-nodes",
                                    "0", "--out", str(tmp_path)])
     res = gt.run(FakeDebugfs(), args)
     out = capsys.readouterr().out
-    assert res.failed == 0 and "lockless lookup stress # SKIP" in out
+    assert res.failed == 1 and res.skipped == 0
+    assert "not ok" in out and "a tree flagged latch or lockless" in out
+
+
+def expected_run(tmp_path, capsys, infos, release, *more):
+    gt = load()
+    args = gt.parser().parse_args(["--big-ops", "0", "--big-tree-nodes",
+                                   "0", "--stress-lookups", "0", "--out",
+                                   str(tmp_path), *more])
+    driver = FakeDebugfs(infos)
+    driver.release = release
+    res = gt.run(driver, args)
+    return res, capsys.readouterr().out
+
+
+def test_a_6_12_module_that_loses_mainline_rcu_fails(tmp_path, capsys):
+    """The trees a kernel must have follow from its version, not from
+    the module under test (kmod/tests/module-trees)."""
+    from tests_support.trees import CONTRACT_TREES, FAMILY_TREES
+    lost = [i for i in FAMILY_TREES if i.name != "mainline_rcu"]
+    res, out = expected_run(tmp_path, capsys, CONTRACT_TREES + lost,
+                            "6.12.57+deb13-amd64", "--lockless-ops", "100")
+    assert res.failed == 2 and res.skipped == 0, out
+    assert "not ok" in out and "mainline_rcu: there on 6.12.57" in out
+    assert "lockless fuzz: a tree flagged lockless on 6.12" in out
+
+
+def test_a_6_1_module_skips_the_lockless_fuzz_with_a_listed_reason(
+        tmp_path, capsys):
+    from tests_support.trees import CONTRACT_TREES, FAMILY_TREES
+    lost = [i for i in FAMILY_TREES if i.name != "mainline_rcu"]
+    res, out = expected_run(tmp_path, capsys, CONTRACT_TREES + lost,
+                            "6.1.0-40-amd64", "--lockless-ops", "100")
+    assert res.failed == 0 and res.skipped == 1, out
+    assert "ok 1 - mainline_rcu: absent on 6.1.0-40-amd64" in out
+    assert "# SKIP this kernel is before 6.12" in out
+    # ... and a 6.1 module that has it is as wrong as one that lacks it.
+    res, out = expected_run(tmp_path, capsys, CONTRACT_TREES + FAMILY_TREES,
+                            "6.1.0-40-amd64")
+    assert res.failed == 1 and "not ok 1 - mainline_rcu: absent" in out

@@ -67,6 +67,9 @@ class FakeDebugfs:
                  allocated: bool = True) -> None:
         self.allocated = allocated
         self.infos = {info.name: info for info in infos}
+        # The kernel it stands for: one with mainline_rcu is a 6.12 one
+        # (kmod/tests/module-trees).
+        self.release = "6.12.0" if "mainline_rcu" in self.infos else "6.1.0"
         self.max_nodes = max_nodes
         self.fault = fault
         self.params = {"allow_corrupt": "0", "max_nodes": str(max_nodes)}

@@ -27,6 +27,8 @@ DX, DY, RADIUS, MARGIN = 18, 44, 6, 24
 
 RED_FILL, BLACK_FILL = "#c62828", "#212121"
 HIGHLIGHT_COLOR, VIOLATION_COLOR = "#1e88e5", "#ffb300"
+CACHE_COLOR = "#8e24aa"
+"""The ring of the cached leftmost and rightmost (as the viewer's)."""
 
 
 @record
@@ -96,7 +98,7 @@ def _title_lines(tree: Tree, title: str | None, violations: list[Violation],
                  unreached: list) -> list[tuple[str, str]]:
     head = title if title is not None else (
         f"{tree.name} ({tree.api}: {format_flags(tree.flags)})")
-    lines = [("title", head),
+    lines = [("t", head),
              ("", f"{tree.count} nodes \u00b7 height {tree.height}")]
     line = unreached_line(unreached)
     if line:
@@ -113,8 +115,11 @@ def to_svg(tree: Tree, highlight=(), highlight_violation: bool = False,
            violations: list[Violation] | None = None) -> str:
     """SVG text of *tree* in the direct layout.
 
-    Red and black circles, keys under them (with ``#ID`` on ``dup`` trees),
-    thin edges; *highlight* ids get a blue ring, and with
+    Red and black circles, keys under them (with ``#ID`` on ``dup`` trees)
+    and below the key the aug value and the VALUE where the tree has them
+    (``max=7``, ``value=3``, named as ``rbti show`` names them), thin
+    edges; the cached leftmost and rightmost get a purple ring marked L or
+    R; *highlight* ids get a blue ring, and with
     *highlight_violation* the nodes the checker blames an amber one and
     the first violation goes under the title.  Links that are not tree
     edges (a corrupted tree) are short dashed red stubs labelled with the
@@ -137,6 +142,8 @@ def to_svg(tree: Tree, highlight=(), highlight_violation: bool = False,
            "<style>.r{fill:" + RED_FILL + "}.b{fill:" + BLACK_FILL + "}"
            ".e{stroke:#757575;stroke-width:1;fill:none}"
            ".k{font-size:8px;text-anchor:middle;fill:#212121}"
+           ".a{font-size:7px;fill:#616161}"
+           ".c{font-size:9px;font-weight:bold;fill:" + CACHE_COLOR + "}"
            ".t{font-size:16px;font-weight:bold}.bad{fill:" + RED_FILL + "}"
            ".x{stroke:" + RED_FILL + ";stroke-dasharray:3 2;fill:none}"
            "</style>",
@@ -162,6 +169,8 @@ def to_svg(tree: Tree, highlight=(), highlight_violation: bool = False,
     blamed = {v.node for v in violations if v.node is not None}
     wanted = set(highlight)
     circles, labels, rings = [], [], []
+    cached = {getattr(tree, which): letter for which, letter in
+              (("leftmost", "L"), ("rightmost", "R")) if which in tree.flags}
     for i, nid in enumerate(lay.ids):
         node = nodes[nid]
         key = number_text(tree, "key", node.key)
@@ -172,6 +181,23 @@ def to_svg(tree: Tree, highlight=(), highlight_violation: bool = False,
         label = f"{key}#{nid}" if show_id or nid in blamed else key
         labels.append(f'<text x="{x}" y="{y + RADIUS + 9}" class="k">'
                       f"{label}</text>")
+        small = []
+        if node.aug is not None:
+            small.append(f"{tree.aug or 'aug'}={number_text(tree, 'aug', node.aug)}")
+        if node.value is not None:
+            small.append(f"{tree.value or 'value'}={node.value}")
+        for row, text in enumerate(small, 1):
+            labels.append(f'<text x="{x}" y="{y + RADIUS + 9 + 8 * row}" '
+                          f'class="k a">{html.escape(text)}</text>')
+        if nid in cached:
+            side = -1 if cached[nid] == "L" else 1
+            rings.append(f'<circle cx="{x}" cy="{y}" r="{RADIUS + 6}" fill="none" '
+                         f'stroke="{CACHE_COLOR}" stroke-width="1.5">'
+                         f"<title>cached {'leftmost' if side < 0 else 'rightmost'}"
+                         "</title></circle>")
+            labels.append(f'<text x="{x + side * (RADIUS + 8)}" y="{y + 3}" '
+                          f'class="c" text-anchor="{"end" if side < 0 else "start"}">'
+                          f"{cached[nid]}</text>")
         ring = HIGHLIGHT_COLOR if nid in wanted else \
             VIOLATION_COLOR if nid in blamed else None
         if ring:

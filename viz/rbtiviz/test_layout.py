@@ -62,7 +62,8 @@ def test_svg_circles_colours_and_violation_rings():
     assert len(classes) == len(tree.nodes)
     assert classes.count("r") == sum(n.color == "R" for n in tree.nodes.values())
     rings = [c.get("stroke") for c in circles if c.get("stroke")]
-    assert sorted(rings) == ["#1e88e5", "#ffb300"]       # highlight 4, blamed 3
+    # highlight 4, blamed 3; the cached leftmost and rightmost (purple)
+    assert sorted(r for r in rings if r != "#8e24aa") == ["#1e88e5", "#ffb300"]
     texts = "".join(t.text or "" for t in root.iter(f"{SVG}text"))
     assert "fail red-red node #3 (key 30)" in texts
 
@@ -140,13 +141,19 @@ def test_viewer_in_chromium_search_click_violations_collapse(corrupt_page):
 @pytest.mark.slow
 @pytest.mark.chromium
 def test_viewer_works_at_100k_nodes(tmp_path):
-    """The viewer of 100,000 nodes selects and collapses (its pan/zoom
-    latency is timed by viz/measure-render)."""
+    """The viewer of 100,000 nodes selects and collapses, and stays
+    smooth by construction: over 40 wheel and drag events every frame
+    draws at most DIRECT_MAX nodes one by one (more on screen: the
+    overview bitmap, built at most once, not per frame). The latency
+    itself is timed by viz/measure-render, not asserted."""
     path = tmp_path / "big.html"
     write_viewer(big(100_000), path)
     r = headless.selftest(path, timeout=180)
     assert r["nodes"] == 100_000 and r["click"]["selected"] == r["click"]["want"]
-    assert r["latency"]["median"] is not None
+    work = r["work"]
+    assert work["frames"] >= r["latency"]["events"] == 40
+    assert 0 < work["maxNodes"] <= work["directMax"] < 100_000
+    assert work["overviews"] <= 1
     assert r["collapse"]["after"] < 100_000
 
 

@@ -4,8 +4,9 @@ const $ = (id) => document.getElementById(id);
 const DX = 18, DY = 44;          // world units: one in-order rank, one level
 const DIRECT_MAX = 3000;         // more nodes on screen: draw the cached overview
 const OVERVIEW_W = 4096, OVERVIEW_LEVEL = 12;
+// The legend (viewer.html's #legend) shows each of these colours.
 const RED = "#c62828", BLACK = "#212121", EDGE = "#9e9e9e", AMBER = "#ffb300",
-      BLUE = "#1e88e5", GREEN = "#43a047";
+      BLUE = "#1e88e5", GREEN = "#43a047", CACHE = "#8e24aa";
 const FLIP = DATA.mode === "flipbook";
 const canvas = $("canvas"), ctx = canvas.getContext("2d");
 const mini = $("minimap"), mctx = mini.getContext("2d");
@@ -100,7 +101,13 @@ function zoomAt(x, y, factor) {
 
 function pan(dx, dy) { view.tx += dx; view.ty += dy; draw(); }
 
+// What drawing costs, counted for the self test: frames, the most nodes
+// one frame drew one by one (at most DIRECT_MAX, whatever the tree's
+// size: more and the frame is the overview bitmap), overviews built.
+const work = {frames: 0, maxNodes: 0, overviews: 0};
+
 function buildOverview() {
+  work.overviews++;
   const N = Math.max(1, order.length);
   const c = document.createElement("canvas");
   c.width = Math.min(OVERVIEW_W, Math.max(4 * N, 600));
@@ -135,7 +142,9 @@ function draw() {
   const colw = DX * view.sx;
   const lo = Math.max(0, Math.floor(-view.tx / colw) - 1);
   const hi = Math.min(order.length - 1, Math.ceil((W - view.tx) / colw) + 1);
-  if (hi - lo + 1 > DIRECT_MAX) drawOverview(); else if (hi >= lo) drawDirect(lo, hi);
+  work.frames++;
+  if (hi - lo + 1 > DIRECT_MAX) drawOverview();
+  else if (hi >= lo) { work.maxNodes = Math.max(work.maxNodes, hi - lo + 1); drawDirect(lo, hi); }
   drawMarks();
   drawMinimap();
 }
@@ -224,14 +233,22 @@ function ring(i, colour, width, extra) {
   ctx.arc(sxOf(i), syOf(i), r, 0, 2 * Math.PI); ctx.stroke();
 }
 
+// The cached leftmost (L) or rightmost (R): a ring, and its letter on its side.
+function cacheMark(i, letter, side) {
+  ring(i, CACHE, 2, 9);
+  const r = Math.max(3, Math.min(9, DX * view.sx * 0.4, DY * view.sy * 0.3)) + 11;
+  ctx.font = "bold 12px sans-serif"; ctx.textAlign = side < 0 ? "right" : "left"; ctx.textBaseline = "middle";
+  ctx.fillStyle = CACHE; ctx.fillText(letter, sxOf(i) + side * r, syOf(i));
+}
+
 function drawMarks() {
   const W = canvas.width;
   const visible = (i) => rank[i] >= 0 && sxOf(i) > -20 && sxOf(i) < W + 20;
   for (const i of T.changedSet) if (visible(i)) ring(i, BLUE, 3, 3);
   for (const i of T.blamed.keys()) if (visible(i)) ring(i, AMBER, 3, 3);
   for (const i of matches) if (visible(i)) ring(i, GREEN, 2, 6);
-  if (T.leftmost >= 0 && visible(T.leftmost)) ring(T.leftmost, "#8e24aa", 1, 9);
-  if (T.rightmost >= 0 && visible(T.rightmost)) ring(T.rightmost, "#8e24aa", 1, 9);
+  if (T.leftmost >= 0 && visible(T.leftmost)) cacheMark(T.leftmost, "L", -1);
+  if (T.rightmost >= 0 && visible(T.rightmost)) cacheMark(T.rightmost, "R", 1);
   if (sel >= 0 && visible(sel)) { ring(sel, "#000", 2.5, 7); ring(sel, "#fff", 1, 9); }
 }
 
@@ -525,6 +542,8 @@ function selftest() {
   // Latency: wheel and drag events, each drawn synchronously, raster flushed.
   fit();
   const times = [];
+  const before = {...work};
+  work.maxNodes = 0;
   for (let k = 0; k < 40; k++) {
     const t0 = performance.now();
     if (k % 4 === 3) {
@@ -544,6 +563,8 @@ function selftest() {
   times.sort((a, b) => a - b);
   out.latency = {median: times[times.length >> 1], p90: times[Math.floor(times.length * 0.9)],
                  max: times[times.length - 1], events: times.length};
+  out.work = {frames: work.frames - before.frames, maxNodes: work.maxNodes,
+              overviews: work.overviews - before.overviews, directMax: DIRECT_MAX};
   fit();
   document.getElementById("data").remove();    // keep the dumped DOM small
   const pre = $("selftest");

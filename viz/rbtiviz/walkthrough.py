@@ -55,13 +55,82 @@ def walk_each(driver, names: list[str], outdir: str | Path,
         yield path
 
 
+def from_dumps(outdir: str | Path, files: list[str], name: str | None = None,
+               fmt: str = "svg") -> Path:
+    """A flipbook of saved dumps, one frame each in the order given, drawn
+    at once under ``outdir/NAME/`` (NAME: the first dump's tree, or
+    *name*); return its ``index.html``. The caption of a frame is its
+    file's name. Raises OSError or ValueError (a bad dump, dumps of trees
+    of different APIs)."""
+    from rbtilib.dump import parse_dump, read_dump_file
+    trees = []
+    for file in files:
+        try:
+            trees.append(parse_dump(read_dump_file(file)))
+        except ValueError as e:
+            raise ValueError(f"{file}: {e}") from None
+    if not trees:
+        raise ValueError("no dump given")
+    apis = {t.api for t in trees}
+    if len(apis) > 1:
+        raise ValueError(f"dumps of different APIs ({', '.join(sorted(apis))})"
+                         ": one flipbook is one tree")
+    with Series(outdir, name or trees[0].name, every=1, fmt=fmt) as series:
+        for file, tree in zip(files, trees):
+            series.add(tree, Path(file).name)
+    return series.close()
+
+
+USAGE = """\
+usage: viz/walkthrough OUTDIR [TREE...]
+       viz/walkthrough --dumps OUTDIR [--name NAME] FILE...
+
+  OUTDIR [TREE...]     in the guest, as root, with the module loaded: build
+                       a small tree and tear it down on each live tree (all
+                       by default), one operation a frame, and leave the
+                       frames under OUTDIR for viz/render --flipbook OUTDIR
+  --dumps OUTDIR FILE...
+                       on any machine: a flipbook of saved dumps (rbti dump
+                       --raw, rbti kernel, rbti fuzz's frames), one frame a
+                       file in the order given, drawn at once under
+                       OUTDIR/NAME/ (NAME: the first dump's tree, or
+                       --name); prints its index.html
+  -h, --help           this text
+
+Exit status: 0 done, 1 a tree, dump or file could not be read or drawn,
+2 a usage error.
+"""
+
+
 def main(argv: list[str]) -> int:
-    """``viz/walkthrough OUTDIR [TREE...]``: every tree by default."""
+    """``viz/walkthrough OUTDIR [TREE...]``: every tree by default;
+    ``viz/walkthrough --dumps OUTDIR [--name NAME] FILE...``: saved dumps."""
     import sys
 
+    if argv[:1] in (["-h"], ["--help"]):
+        print(USAGE, end="")
+        return 0
+    if argv[:1] == ["--dumps"]:
+        rest, name = argv[1:], None
+        if "--name" in rest:
+            i = rest.index("--name")
+            if i + 1 >= len(rest):
+                print(USAGE, end="", file=sys.stderr)
+                return 2
+            name = rest[i + 1]
+            rest = rest[:i] + rest[i + 2:]
+        if len(rest) < 2 or any(r.startswith("-") and r != "-" for r in rest):
+            print(USAGE, end="", file=sys.stderr)
+            return 2
+        try:
+            print(from_dumps(rest[0], rest[1:], name))
+        except (OSError, ValueError) as e:
+            print(f"walkthrough: {e}", file=sys.stderr)
+            return 1
+        return 0
     from rbtilib.driver import Debugfs, DebugfsError
     if not argv or argv[0].startswith("-"):
-        print("usage: viz/walkthrough OUTDIR [TREE...]")
+        print(USAGE, end="", file=sys.stderr)
         return 2
     driver = Debugfs()
     try:
