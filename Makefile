@@ -8,6 +8,8 @@ RBTI_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rbtree-inspector
 # The kernel to build against and boot: 6.1 (default) or 6.12. The patch
 # series' default is 6.12, its base: PATCHES_KERNEL is the kernel given.
 PATCHES_KERNEL := $(or $(KERNEL),$(RBTI_KERNEL),6.12)
+# make kcsan's kernel: 6.12 unless KERNEL says otherwise.
+KCSAN_KERNEL := $(or $(KERNEL),$(RBTI_KERNEL),6.12)
 KERNEL ?= $(or $(RBTI_KERNEL),6.1)
 RBTI_KERNEL := $(KERNEL)
 export RBTI_KERNEL
@@ -26,10 +28,10 @@ FLAVOUR ?= stock
 SUITES ?=
 export SUITES
 
-.PHONY: help deps kernel module run test shell check bench patches mutants coverage clean distclean
+.PHONY: help deps kernel module run test shell check bench patches mutants coverage kcsan clean distclean
 
 help:
-	@echo "KERNEL=6.1|6.12 with any target: the kernel (default 6.1; patches: 6.12)"
+	@echo "KERNEL=6.1|6.12 with any target: the kernel (default 6.1; patches, kcsan: 6.12)"
 	@echo "make run        fetch Debian's prebuilt kernel, build the module, boot, run the"
 	@echo "                demo (FLAVOUR=debug|fast: a kernel built from source instead)"
 	@echo "make test       every suite on KERNEL's debug build, the other kernel's and the"
@@ -45,6 +47,7 @@ help:
 	@echo "                (MUTANTS='a b': only those, out/mutants/; MUTANT_ARGS: run options)"
 	@echo "make coverage   the guest suites on a gcov build (SUITES=kunit: only those); line and"
 	@echo "                branch coverage in docs/generated/coverage[-kunit].md, out/coverage"
+	@echo "make kcsan      lockless trees on a KCSAN build of 6.12; docs/generated/kcsan.md"
 	@echo "make clean      remove out/; make distclean also drops $(RBTI_CACHE)"
 
 deps:
@@ -88,6 +91,10 @@ mutants: deps kernel
 
 coverage: deps
 	@qemu/coverage
+
+# Not part of make test: a kernel of its own (KCSAN excludes KASAN).
+kcsan: deps
+	@RBTI_KERNEL=$(KCSAN_KERNEL) qemu/kcsan
 
 clean:
 	rm -rf "$(RBTI_OUT)"

@@ -82,7 +82,9 @@ flavour_fragments() {
 	debug) frags="$QEMU_DIR/config/base.config $QEMU_DIR/config/debug.config" ;;
 	# gcov for `make coverage` (qemu/coverage).
 	coverage) frags="$QEMU_DIR/config/base.config $QEMU_DIR/config/coverage.config" ;;
-	*) die "unknown kernel flavour '$1' (fast, debug or coverage)" ;;
+	# KCSAN for `make kcsan` (qemu/kcsan).
+	kcsan) frags="$QEMU_DIR/config/base.config $QEMU_DIR/config/kcsan.config" ;;
+	*) die "unknown kernel flavour '$1' (fast, debug, coverage or kcsan)" ;;
 	esac
 	[ ! -f "$version" ] || frags="$frags $version"
 	echo "$frags"
