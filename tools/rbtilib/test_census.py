@@ -249,3 +249,20 @@ def test_walk_keeps_a_tuple_key():
     mem = build(GOOD, 0)
     snap = walk.read_once(mem, spec(key=lambda e, c: (e.key, "x")))
     assert all(isinstance(r.key, tuple) for r in snap.nodes.values())
+
+
+def test_a_claimed_root_is_not_found_again():
+    f = census_find.Finder(None, None)
+    f.claim(0x20, "module")
+    assert not f.add("k", "global", "a", 0x20, False, 0x20)
+    assert f.instances() == []
+
+
+def test_an_array_of_roots_is_one_kind_named_by_the_variable():
+    prog, rb_root, _ = _types()
+    slots = census_find.Types(prog).top(prog.array_type(rb_root, 3), "rs")
+    assert [(s.kind, s.offset, s.path) for s in slots] == [
+        ("rs", 0, "[0]"), ("rs", 8, "[1]"), ("rs", 16, "[2]")]
+    f = census_find.Finder(prog, None)
+    f.add_slots(slots, 0x100, "global", "rs")
+    assert [i.name for i in f.instances()] == ["rs[0]", "rs[1]", "rs[2]"]

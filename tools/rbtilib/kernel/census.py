@@ -18,7 +18,7 @@ from . import KernelError
 from .census_find import (Finder, find_module, find_tasks, find_variables,
                           find_vmap_nodes)
 from .census_kinds import EXPECTED, KINDS, container_type
-from .census_read import Specs, read_census_tree
+from .census_read import STRUCTURE, Specs, read_census_tree
 from .census_walks import CHILDREN, find_kernfs_roots, find_proc_net
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -151,7 +151,10 @@ def run_census(prog, mem, args, finder: Finder | None = None,
         if inst.spec is not None or specs.order(inst.kind) is not None:
             st.order = "order"
         child = CHILDREN.get(inst.kind)
-        if child is not None and out.snap is not None:
+        # Entries are known only where the kind's order is (a tree read
+        # for structure alone has rb_nodes, not entries).
+        if child is not None and out.snap is not None and \
+                spec.layout is not STRUCTURE:
             before = len(f.found)
             child(f, inst, out.snap, spec)
             queue += [i for i in list(f.found.values())[before:]

@@ -6,14 +6,15 @@
   ELF symbol table is looked up: ``prog.variable(name)``), whose type is a
   root or holds one by value (in a member, a nested struct, an array);
   a per-CPU variable for every possible CPU.
-- ``tasks``, ``files``: every task's own roots (``pi_waiters``, the
-  posix CPU timers), and through its file table every epoll instance
+- ``tasks``, ``files``: every task's own roots and its signal_struct's
+  (``pi_waiters``, the posix CPU timers), and through its file table every epoll instance
   (``eventpoll``) and every file's ``address_space``.
 - ``slab``: the objects of the caches of :data:`SLAB_CACHES`
   (:mod:`.census_slab`).
 - ``kernfs``, ``procfs``: a directory's entries are read with its tree;
   each entry that is a directory gives the next tree.
 - ``vmap_nodes``: 6.9 on, vmalloc's busy and lazy trees per vmap node.
+- ``pi-locks``: the lock each of a task's pi_waiters waits on.
 - ``module``: the rbtree_inspector's trees, read as ``rbti kernel --preset
   inspector`` reads them (their ids, node lists and latch copies).
 
@@ -95,11 +96,27 @@ class Types:
         return out
 
     def top(self, type_, name: str) -> list:
-        """The Slots of a variable *name* of *type_* (it may be a root)."""
+        """The Slots of a variable *name* of *type_*: a variable that is
+        a root (or an array of them) is a kind of its own, its name."""
         t = unalias(type_)
+        k = self.kinds
+        if t.kind in (k.STRUCT, k.UNION) and t.tag in ROOT_TYPES:
+            return [Slot(0, name, ROOT_TYPES[t.tag], 0, "", False)]
+        if t.kind in (k.STRUCT, k.UNION):
+            return self.of(t)
+        if t.kind != k.ARRAY:
+            return []
+        el = unalias(t.type)
+        n = t.length or 0
+        if not 0 < n <= MAX_ARRAY or not el.size:
+            return []
         out: list = []
-        self._member(t, 0, "", 0, name, False, out)
-        # A variable that is a root is a kind of its own: its name.
+        for i in range(n):
+            for s in self.top(el, name):
+                out.append(Slot(i * el.size + s.offset, s.kind, s.cached,
+                                i * el.size + s.container,
+                                f"[{i}]" + ("." + s.path if s.path else ""),
+                                s.union))
         return out
 
     def _members(self, t, off, cname, coff, prefix, union, out) -> None:
@@ -152,9 +169,10 @@ class Finder:
 
     def add(self, kind: str, route: str, name: str, root: int,
             cached: bool, container: int, spec=None) -> bool:
-        inst = self.found.get(root)
-        if inst is not None:
-            inst.routes.add(route)
+        if root in self.found:
+            inst = self.found[root]
+            if inst is not None:        # None: claimed by another tree
+                inst.routes.add(route)
             return False
         self.found[root] = Instance(kind, route, name, root, cached,
                                     container, spec, {route})
@@ -170,7 +188,9 @@ class Finder:
             if s.union:
                 self.skipped[s.kind] = "in a union member"
                 continue
-            self.add(s.kind, route, f"{name}.{s.path}" if s.path else name,
+            sep = "" if s.path.startswith("[") else "."
+            self.add(s.kind, route,
+                     f"{name}{sep}{s.path}" if s.path else name,
                      base + s.offset, s.cached, base + s.container)
 
     def add_object(self, type_, addr: int, route: str, name: str) -> None:
@@ -210,7 +230,7 @@ def find_variables(f: Finder) -> int:
     prog = f.prog
     lo, hi = _percpu_range(prog)
     text, end = _image(prog)
-    offsets = [int(prog["__per_cpu_offset"][cpu])
+    offsets = [(cpu, int(prog["__per_cpu_offset"][cpu]))
                for cpu in possible_cpus(prog)] if hi > lo else []
     looked = 0
     for sym in prog.symbols():
@@ -231,7 +251,7 @@ def find_variables(f: Finder) -> int:
         if not slots:
             continue
         if percpu:
-            for cpu, off in enumerate(offsets):
+            for cpu, off in offsets:
                 f.add_slots(slots, sym.address + off, "percpu",
                             f"{sym.name}[cpu{cpu}]")
         else:
@@ -247,6 +267,7 @@ def find_tasks(f: Finder) -> int:
     from drgn.helpers.linux.pid import for_each_task
     prog = f.prog
     task_t = prog.type("struct task_struct")
+    signal_t = prog.type("struct signal_struct")
     epoll_fops = _address(prog, "eventpoll_fops")
     n = 0
     for task in for_each_task(prog):
@@ -256,6 +277,9 @@ def find_tasks(f: Finder) -> int:
         addr = int(task.value_())
         pid = int(task.pid)
         f.add_object(task_t, addr, "tasks", f"task {pid}")
+        if task.signal:         # shared by the threads: found once
+            f.add_object(signal_t, int(task.signal), "tasks",
+                         f"task {pid} signal")
         try:
             _find_files(f, task, pid, epoll_fops)
         except (Fault, _drgn().FaultError):

@@ -80,8 +80,24 @@ def proc_children(f: Finder, inst, snap, spec) -> None:
               pde + subdir, False, pde)
 
 
+def lock_waiters(f: Finder, inst, snap, spec) -> None:
+    """Each rt_mutex_waiter of a task's pi_waiters: the lock it waits on,
+    whose own tree (rt_mutex_base.waiters) holds it too."""
+    lock_off, = _Offsets.of(f.prog, "struct rt_mutex_waiter", "lock")
+    base_t = f.prog.type("struct rt_mutex_base")
+    for addr in snap.nodes:
+        try:
+            lock = f.mem.ptr(addr - spec.layout.node_off + lock_off)
+        except Fault:
+            continue
+        if lock:
+            f.add_object(base_t, lock, "pi-locks", f"lock {lock:#x} "
+                         f"(a waiter of {inst.name})")
+
+
 CHILDREN = {"kernfs_elem_dir.children": kernfs_children,
-            "proc_dir_entry.subdir": proc_children}
+            "proc_dir_entry.subdir": proc_children,
+            "task_struct.pi_waiters": lock_waiters}
 """Kind -> the walk that finds more trees in a read tree's entries."""
 
 
