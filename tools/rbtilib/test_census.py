@@ -266,3 +266,16 @@ def test_an_array_of_roots_is_one_kind_named_by_the_variable():
     f = census_find.Finder(prog, None)
     f.add_slots(slots, 0x100, "global", "rs")
     assert [i.name for i in f.instances()] == ["rs[0]", "rs[1]", "rs[2]"]
+
+
+def test_an_empty_tree_is_read_once_and_ok():
+    mem = FakeMemory()
+    mem.put(ROOT_SLOT, struct.pack("<QQ", 0, 0))
+    out = census_read.read_census_tree(mem, spec())
+    assert (out.state, out.nodes, out.reads) == ("ok", 0, 1)
+    build(GOOD, None, mem=mem)
+    mem.put(ROOT_SLOT, struct.pack("<QQ", 0, addr_of(3)))
+    out = census_read.read_census_tree(mem, spec(
+        leftmost_slot=ROOT_SLOT + 8, flags=frozenset({"unique",
+                                                      "leftmost"})))
+    assert [v.cls for v in out.violations] == ["leftmost"]

@@ -38,8 +38,8 @@ def add_census(sub) -> None:
     p.add_argument("--kind", action="append", metavar="NAME",
                    help="only kinds whose name contains NAME (repeatable), "
                    "e.g. cfs_rq.tasks_timeline, kernfs")
-    p.add_argument("--out", metavar="DIR", help="write every tree read as "
-                   "DIR/NNNNN-NAME.dump and an index page DIR/index.html")
+    p.add_argument("--out", metavar="DIR", help="write every non-empty tree "
+                   "read as DIR/NNNNN-NAME.dump and an index page DIR/index.html")
     p.add_argument("--time-limit", type=float, metavar="SECS",
                    help="stop reading trees after SECS seconds (the "
                    "table says how many were left)")
