@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """What ``rbti census`` writes: its JSON document and ``--out DIR``.
 
-``--out DIR`` writes every non-empty tree read as ``DIR/NNNNN-NAME.dump`` (the dump
-format of kmod/DEBUGFS.md, which ``rbti check``, ``rbti show`` and
-``viz/render`` take) and ``DIR/index.html``: a table of the kinds, then
-a line a tree (its kind, route, nodes, verdict) linking its dump and its
-viewer page ``NNNN-NAME.html``, which ``viz/render DUMP -o PAGE`` draws
+``--out DIR`` writes every non-empty tree read as
+``DIR/NNNNN-NAME.dump`` (the dump format of kmod/DEBUGFS.md, which ``rbti
+check``, ``rbti show`` and ``viz/render`` take) and ``DIR/index.html``: a
+table of the kinds, then a line a tree (its kind, route, nodes, verdict)
+linking its dump and its viewer page ``NNNNN-NAME.html``, which ``viz/render DUMP -o PAGE`` draws
 (the index gives the command; drawing is left to the host).
 """
 
