@@ -279,3 +279,13 @@ def test_an_empty_tree_is_read_once_and_ok():
         leftmost_slot=ROOT_SLOT + 8, flags=frozenset({"unique",
                                                       "leftmost"})))
     assert [v.cls for v in out.violations] == ["leftmost"]
+
+
+def test_a_copied_finder_keeps_the_original_as_it_was():
+    f = census_find.Finder(None, None)
+    f.add("k", "global", "a", 0x10, False, 0x10)
+    g = f.copy()
+    g.add("k", "tasks", "a", 0x10, False, 0x10)
+    g.add("k", "tasks", "b", 0x20, False, 0x20)
+    assert [i.routes for i in f.instances()] == [{"global"}]
+    assert len(g.instances()) == 2

@@ -178,6 +178,16 @@ class Finder:
                                     container, spec, {route})
         return True
 
+    def copy(self) -> "Finder":
+        """A Finder with the roots found so far, for another census of
+        the same kernel (the walks add to the copy, not to this one)."""
+        out = Finder(self.prog, self.mem, self.types)
+        out.found = {a: None if i is None else Instance(
+            i.kind, i.route, i.name, i.root, i.cached, i.container, i.spec,
+            set(i.routes)) for a, i in self.found.items()}
+        out.skipped, out.notes = dict(self.skipped), list(self.notes)
+        return out
+
     def claim(self, root: int, route: str) -> None:
         """A root read as part of another tree (a latch tree's copy)."""
         self.found.setdefault(root, None)
