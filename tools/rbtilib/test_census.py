@@ -32,7 +32,7 @@ def _types():
         drgn.TypeMember(rb_root, "rb_root"),
         drgn.TypeMember(ptr, "rb_leftmost", 64)])
     tq = prog.struct_type("timerqueue_head", 16, [
-        drgn.TypeMember(cached, "head")])
+        drgn.TypeMember(cached, "rb_root")])
     base = prog.struct_type("clock_base", 24, [
         drgn.TypeMember(ulong, "index"),
         drgn.TypeMember(tq, "active", 64)])
@@ -53,12 +53,12 @@ def test_roots_are_found_in_members_arrays_and_anonymous_structs():
     got = {(s.offset, s.kind, s.cached, s.container, s.union)
            for s in slots}
     assert got == {
-        (16, "timerqueue_head.head", True, 16, False),
-        (40, "timerqueue_head.head", True, 40, False),
+        (16, "timerqueue_head.rb_root", True, 16, False),
+        (40, "timerqueue_head.rb_root", True, 40, False),
         (56, "cpu_base.inner", False, 0, False),
         (64, "cpu_base.u.maybe", False, 0, True)}
     assert sorted(s.path for s in slots)[:2] == [
-        "clock_base[0].active.head", "clock_base[1].active.head"]
+        "clock_base[0].active.rb_root", "clock_base[1].active.rb_root"]
 
 
 def test_a_variable_that_is_a_root_is_a_kind_of_its_own():
@@ -72,7 +72,7 @@ def test_a_root_in_a_union_is_counted_not_read():
     prog, _, cpu = _types()
     f = census_find.Finder(prog, None)
     f.add_object(cpu, 0x1000, "global", "cpu")
-    assert {i.kind for i in f.instances()} == {"timerqueue_head.head",
+    assert {i.kind for i in f.instances()} == {"timerqueue_head.rb_root",
                                                "cpu_base.inner"}
     assert f.skipped == {"cpu_base.u.maybe": "in a union member"}
 

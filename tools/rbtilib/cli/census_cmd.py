@@ -31,7 +31,7 @@ def add_census(sub) -> None:
         "those that could not be read.",
         epilog="""examples:
   rbti census
-  rbti census --kind timerqueue_head.head --kind kernfs
+  rbti census --kind timerqueue_head.rb_root --kind kernfs
   rbti census --json --out out/census
   rbti census --core guest.core --vmlinux vmlinux
 """)

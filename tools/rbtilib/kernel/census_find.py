@@ -70,9 +70,17 @@ class Instance:
 
 
 def kind_name(container: str, path: str) -> str:
-    """``timerqueue_head.head``: indices dropped (``clock_base[]``)."""
+    """``timerqueue_head.rb_root``: indices dropped (``clock_base[]``)."""
     path = re.sub(r"\[\d+\]", "[]", path)
     return f"{container}.{path}" if container else path
+
+
+def _size(t) -> int:
+    """A type's size, 0 if it has none (incomplete, flexible)."""
+    try:
+        return t.size or 0
+    except (TypeError, ValueError, AttributeError):
+        return 0
 
 
 class Types:
@@ -108,11 +116,12 @@ class Types:
             return []
         el = unalias(t.type)
         n = t.length or 0
-        if not 0 < n <= MAX_ARRAY or not el.size:
+        if not 0 < n <= MAX_ARRAY or not _size(el):
             return []
         out: list = []
-        for i in range(n):
-            for s in self.top(el, name):
+        inner = self.top(el, name)
+        for i in range(n if inner else 0):
+            for s in inner:
                 out.append(Slot(i * el.size + s.offset, s.kind, s.cached,
                                 i * el.size + s.container,
                                 f"[{i}]" + ("." + s.path if s.path else ""),
@@ -149,12 +158,21 @@ class Types:
             el = unalias(mt.type)
             n = mt.length or 0
             if el.kind not in (k.STRUCT, k.UNION, k.ARRAY) or \
-                    not 0 < n <= MAX_ARRAY or not el.size:
+                    not 0 < n <= MAX_ARRAY or not _size(el):
                 return
-            for i in range(n):
-                self._member(el, moff + i * el.size, cname,
-                             coff if not el.tag else moff + i * el.size,
-                             f"{path}[{i}]", union, out)
+            # The element's roots once (offsets from the element; a
+            # container of -1 is the enclosing one), then each element's.
+            inner: list = []
+            self._member(el, 0, cname, -1, f"{path}[]", union, inner)
+            size = el.size
+            for i in range(n if inner else 0):
+                at = moff + i * size
+                for s in inner:
+                    out.append(Slot(at + s.offset, s.kind, s.cached,
+                                    coff if s.container == -1
+                                    else at + s.container,
+                                    f"{path}[{i}]" + s.path[len(path) + 2:],
+                                    s.union))
 
 
 class Finder:
@@ -242,7 +260,7 @@ def find_variables(f: Finder) -> int:
     text, end = _image(prog)
     offsets = [(cpu, int(prog["__per_cpu_offset"][cpu]))
                for cpu in possible_cpus(prog)] if hi > lo else []
-    looked = 0
+    looked = ambiguous = unreadable = 0
     for sym in prog.symbols():
         if sym.kind != drgn.SymbolKind.OBJECT or sym.size < 8:
             continue
@@ -252,12 +270,13 @@ def find_variables(f: Finder) -> int:
         looked += 1
         try:
             obj = prog.variable(sym.name)
-        except (LookupError, ValueError):
+            if obj.address_ != sym.address:
+                ambiguous += 1      # a static of this name elsewhere too
+                continue
+            slots = f.types.top(obj.type_, sym.name)
+        except Exception:  # noqa: BLE001 (drgn: debug info it cannot read)
+            unreadable += 1
             continue
-        if obj.address_ != sym.address:
-            f.notes.append(sym.name)    # a static of the same name elsewhere
-            continue
-        slots = f.types.top(obj.type_, sym.name)
         if not slots:
             continue
         if percpu:
@@ -266,6 +285,9 @@ def find_variables(f: Finder) -> int:
                             f"{sym.name}[cpu{cpu}]")
         else:
             f.add_slots(slots, sym.address, "global", sym.name)
+    f.notes.append(f"variables: {looked} symbols, {ambiguous} whose name "
+                   f"names another variable too (not read), {unreadable} "
+                   "whose debug info drgn cannot read")
     return looked
 
 

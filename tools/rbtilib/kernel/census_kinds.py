@@ -3,7 +3,7 @@
 
 A *kind* is where a root lives: the innermost named struct holding a
 ``struct rb_root`` or ``rb_root_cached`` and the member's path in it
-(``cfs_rq.tasks_timeline``, ``timerqueue_head.head``), or for a root that
+(``cfs_rq.tasks_timeline``, ``timerqueue_head.rb_root``), or for a root that
 is a variable of its own, the variable's name (``vmap_area_root``).  Every
 tree of every kind gets the structure checks (colours, black height,
 parent links, no cycle or shared node, the leftmost cache); a kind of
@@ -167,7 +167,7 @@ def mutex_waiters(prog) -> Order:
 # --- timers, vmalloc, kernfs, procfs -------------------------------------
 
 def timerqueue(prog) -> Order:
-    """timerqueue_head.head: by expiry (ktime_t), equal ones after."""
+    """timerqueue_head.rb_root: by expiry (ktime_t), equal ones after."""
     _need(prog, "struct timerqueue_node", "node", "expires")
     return Order("struct timerqueue_node", "node", _get("expires"),
                  note="key: expires")
@@ -277,7 +277,7 @@ KINDS = {
     "dl_rq.pushable_dl_tasks_root": dl_pushable,
     "task_struct.pi_waiters": pi_waiters,
     "rt_mutex_base.waiters": mutex_waiters,
-    "timerqueue_head.head": timerqueue,
+    "timerqueue_head.rb_root": timerqueue,
     "vmap_area_root": vmap_busy,
     "purge_vmap_area_root": vmap_busy,
     "rb_list.root": vmap_busy,

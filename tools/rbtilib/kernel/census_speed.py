@@ -17,7 +17,7 @@ from .debuginfo import _drgn
 
 COMPARED = {
     "kernfs_elem_dir.children": ("struct kernfs_node", "rb", "hash", True),
-    "timerqueue_head.head": ("struct timerqueue_node", "node", "expires",
+    "timerqueue_head.rb_root": ("struct timerqueue_node", "node", "expires",
                              True),
     "vmap_area_root": ("struct vmap_area", "rb_node", "va_start", False),
     "free_vmap_area_root": ("struct vmap_area", "rb_node", "va_start",
