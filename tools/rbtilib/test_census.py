@@ -289,3 +289,20 @@ def test_a_copied_finder_keeps_the_original_as_it_was():
     g.add("k", "tasks", "b", 0x20, False, 0x20)
     assert [i.routes for i in f.instances()] == [{"global"}]
     assert len(g.instances()) == 2
+
+
+def test_round_robin_takes_a_tree_of_each_kind_in_turn():
+    insts = [census_find.Instance(k, "r", f"{k}{i}", i, False, i)
+             for i, k in enumerate("aaab")]
+    assert [i.name for i in census.round_robin(insts)] == \
+        ["a0", "b3", "a1", "a2"]
+
+
+def test_an_empty_root_is_one_read():
+    mem = FakeMemory()
+    mem.put(0x5000, bytes(16))
+    inst = census_find.Instance("k", "r", "n", 0x5000, True, 0x5000)
+    assert census.empty_root(mem, inst).state == "ok"
+    mem.put(0x5000, struct.pack("<QQ", 0, 8))      # a leftmost, no root
+    assert census.empty_root(mem, inst) is None
+    assert census.empty_root(FakeMemory(), inst) is None

@@ -14,11 +14,11 @@ import sys
 import time
 
 from ..record import factory, record
-from . import KernelError
+from . import Fault, KernelError
 from .census_find import (Finder, find_module, find_tasks, find_variables,
                           find_vmap_nodes)
 from .census_kinds import EXPECTED, KINDS, container_type
-from .census_read import STRUCTURE, Specs, read_census_tree
+from .census_read import STRUCTURE, Outcome, Specs, read_census_tree
 from .census_walks import CHILDREN, find_kernfs_roots, find_proc_net
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -55,17 +55,36 @@ class Census:
         return [(i, o) for i, o in self.results if o.state == "violation"]
 
 
-ROUTES = (("module", find_module), ("variables", find_variables),
+_VARIABLES: dict = {}
+"""id(prog) -> the roots the variables route found: variables do not
+move, so a second census of one program does not look them up again."""
+
+
+def _variables(f: Finder) -> int:
+    key = id(f.prog)
+    if key not in _VARIABLES:
+        before = set(f.found)
+        got = find_variables(f)
+        _VARIABLES[key] = (got, [f.found[a] for a in f.found
+                                 if a not in before and f.found[a]])
+        return got
+    got, insts = _VARIABLES[key]
+    for i in insts:
+        f.add(i.kind, i.route, i.name, i.root, i.cached, i.container)
+    return got
+
+
+ROUTES = (("module", find_module), ("variables", _variables),
           ("vmap_nodes", find_vmap_nodes), ("tasks", find_tasks),
           ("kernfs", find_kernfs_roots), ("procfs", find_proc_net))
 """The routes, in order: the first to find a root names its kind and
 spec (the module's trees keep theirs)."""
 
 
-def find(prog, mem, args, routes=ROUTES) -> Finder:
+def find(prog, mem, args, routes=None) -> Finder:
     """Every root the routes reach (a route that fails is a note)."""
     f = Finder(prog, mem)
-    for name, route in routes:
+    for name, route in routes or ROUTES:
         t0 = time.monotonic()
         try:
             got = route(f, args) if name == "module" else route(f)
@@ -90,6 +109,32 @@ def find(prog, mem, args, routes=ROUTES) -> Finder:
     except (KernelError, LookupError, ValueError, AttributeError) as e:
         f.notes.append(f"route slab: {type(e).__name__}: {e}")
     return f
+
+
+def round_robin(insts: list) -> list:
+    """The first tree of each kind, then the second of each, ...: a
+    census stopped by its time limit has read some trees of every kind."""
+    by_kind: dict = {}
+    for inst in insts:
+        by_kind.setdefault(inst.kind, []).append(inst)
+    out, lists = [], list(by_kind.values())
+    for i in range(max((len(v) for v in lists), default=0)):
+        out += [v[i] for v in lists if i < len(v)]
+    return out
+
+
+def empty_root(mem, inst):
+    """The Outcome of a root whose tree is empty (NULL root, and NULL
+    leftmost if cached), from one read of it; None if it is not."""
+    if inst.spec is not None:
+        return None
+    try:
+        raw = mem.read(inst.root, 16 if inst.cached else 8)
+    except Fault:
+        return None             # read_census_tree says it is unreadable
+    if any(raw):
+        return None
+    return Outcome("ok", 0, 0, [], reads=1)
 
 
 def _selected(kind: str, wanted: list | None) -> bool:
@@ -125,7 +170,8 @@ def run_census(prog, mem, args, finder: Finder | None = None,
     wanted = getattr(args, "kind", None) or None
     limit = getattr(args, "time_limit", None)
     attempts = getattr(args, "attempts", 8)
-    queue = [i for i in f.instances() if _selected(i.kind, wanted)]
+    queue = round_robin([i for i in f.instances()
+                         if _selected(i.kind, wanted)])
     stats: dict = {}
     results = []
     show = _Progress(progress)
@@ -137,8 +183,11 @@ def run_census(prog, mem, args, finder: Finder | None = None,
             break
         inst = queue[pos]
         pos += 1
-        spec = specs.spec(inst)
-        out = read_census_tree(mem, spec, attempts)
+        out = empty_root(mem, inst)
+        spec = None
+        if out is None:
+            spec = specs.spec(inst)
+            out = read_census_tree(mem, spec, attempts)
         results.append((inst, out))
         st = stats.setdefault(inst.kind, KindStats(inst.kind))
         st.routes |= inst.routes
@@ -154,7 +203,7 @@ def run_census(prog, mem, args, finder: Finder | None = None,
         # Entries are known only where the kind's order is (a tree read
         # for structure alone has rb_nodes, not entries).
         if child is not None and out.snap is not None and \
-                spec.layout is not STRUCTURE:
+                spec is not None and spec.layout is not STRUCTURE:
             before = len(f.found)
             child(f, inst, out.snap, spec)
             queue += [i for i in list(f.found.values())[before:]
