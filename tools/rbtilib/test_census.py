@@ -306,3 +306,44 @@ def test_an_empty_root_is_one_read():
     mem.put(0x5000, struct.pack("<QQ", 0, 8))      # a leftmost, no root
     assert census.empty_root(mem, inst) is None
     assert census.empty_root(FakeMemory(), inst) is None
+
+
+class _SlabProg:
+    """vmemmap, pfns, PG_slab and the offsets census_slab reads."""
+
+    def __init__(self, vmemmap, lo, hi):
+        self.values = {"vmemmap": vmemmap, "min_low_pfn": lo, "max_pfn": hi}
+
+    def __getitem__(self, name):
+        return self.values[name]
+
+    def constant(self, name):
+        class C:
+            def value_(self):
+                return 7            # PG_slab
+        return C()
+
+    def type(self, name):
+        class T:
+            size = 64
+        return T()
+
+
+def test_slab_pages_are_found_by_flag_and_cache(monkeypatch):
+    from rbtilib.kernel import census_slab
+
+    class FakeDrgn:
+        @staticmethod
+        def offsetof(t, member):
+            return 24
+    monkeypatch.setattr(census_slab, "_drgn", lambda: FakeDrgn)
+    mem = FakeMemory()
+    cache, other = 0xffff888000123400, 0xffff888000567800
+    pages = bytearray(64 * 8)
+    for i, (flags, c) in enumerate([(1 << 7, cache), (0, cache),
+                                    (1 << 7, other), (1 << 7, cache)]):
+        pages[i * 64:i * 64 + 8] = flags.to_bytes(8, "little")
+        pages[i * 64 + 24:i * 64 + 32] = c.to_bytes(8, "little")
+    mem.put(0x7000, bytes(pages))
+    got = census_slab.slab_pages(_SlabProg(0x7000, 0, 8), mem, {cache: 1})
+    assert got == {cache: [0x7000, 0x7000 + 3 * 64]}

@@ -164,8 +164,9 @@ def run_census(prog, mem, args, finder: Finder | None = None,
                progress: bool = False) -> Census:
     """Find, read and check every tree (of *args.kind*, if given) within
     *args.time_limit* seconds."""
-    t0 = time.monotonic()
+    start = time.monotonic()
     f = finder or find(prog, mem, args)
+    t0 = time.monotonic()           # the time limit is the reading's
     specs = Specs(prog, mem)
     wanted = getattr(args, "kind", None) or None
     limit = getattr(args, "time_limit", None)
@@ -215,7 +216,7 @@ def run_census(prog, mem, args, finder: Finder | None = None,
     missing = _missing(prog, stats, specs, f, wanted)
     return Census(stats, results, missing, f.notes + [
         f"{k}: structure only: {why}" for k, why in specs.unfit.items()],
-        time.monotonic() - t0, stopped, len(queue) - pos)
+        time.monotonic() - start, stopped, len(queue) - pos)
 
 
 def _missing(prog, stats: dict, specs: Specs, f: Finder,

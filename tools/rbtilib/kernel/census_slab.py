@@ -50,6 +50,7 @@ def slab_pages(prog, mem, caches: dict) -> dict:
         if _has_type(prog, "struct slab") else \
         drgn.offsetof(prog.type("struct page"), "slab_cache")
     out: dict = {c: [] for c in caches}
+    needles = [(c, c.to_bytes(8, "little")) for c in caches]
     for start in range(lo, hi, CHUNK):
         n = min(CHUNK, hi - start)
         base = vmemmap + start * size
@@ -57,18 +58,20 @@ def slab_pages(prog, mem, caches: dict) -> dict:
             raw = mem.read(base, n * size)
         except Fault:
             continue
-        for i in range(n):
-            word = int.from_bytes(raw[i * size + off:i * size + off + 4
-                                      + 4 * (want is None)], "little")
-            if want is None:
-                if not word & mask:
-                    continue
-            elif word & mask != want:
-                continue
-            cache = int.from_bytes(raw[i * size + cache_off:
-                                       i * size + cache_off + 8], "little")
-            if cache in out:
-                out[cache].append(base + i * size)
+        # The caches' addresses, searched in C (bytes.find): a page is a
+        # candidate where one lies at the slab_cache offset.
+        for cache, needle in needles:
+            pos = raw.find(needle)
+            while pos >= 0:
+                i, rem = divmod(pos - cache_off, size)
+                if rem == 0 and 0 <= i < n:
+                    at = i * size + off
+                    word = int.from_bytes(raw[at:at + 4 + 4 * (want is None)],
+                                          "little")
+                    if (word & mask) if want is None else \
+                            (word & mask == want):
+                        out[cache].append(base + i * size)
+                pos = raw.find(needle, pos + 1)
     return out
 
 
