@@ -7,6 +7,7 @@ import sys
 from ..driver import (DEFAULT_PARAMS, DEFAULT_ROOT, Debugfs, DebugfsError,
                       ReplyError)
 from . import family_cmds, fuzz_cmd, kernel_cmd, show_cmd, tree_cmds
+from . import census_cmd
 from .common import (EXIT_BUG, EXIT_USAGE, Formatter, UsageError,
                      environment_error)
 
@@ -40,7 +41,7 @@ EPILOG = """examples:
 COMMANDS = [tree_cmds.add_trees, tree_cmds.add_dump, tree_cmds.add_check,
             show_cmd.add_show, fuzz_cmd.add_fuzz, fuzz_cmd.add_replay,
             family_cmds.add_overlap, family_cmds.add_stress,
-            kernel_cmd.add_arguments]
+            kernel_cmd.add_arguments, census_cmd.add_census]
 """One function per subcommand: it adds the subparser and sets ``func``
 (``func(args, driver) -> exit status``) and optionally ``needs_debugfs``
 (``args -> bool``, default True) and ``validate`` (``(args, error)``,
@@ -77,7 +78,8 @@ def build() -> tuple[argparse.ArgumentParser, dict]:
     for add in COMMANDS:
         add(sub)
     for name, p in sub.parsers.items():
-        p.set_defaults(kernel=name in kernel_cmd.COMMANDS)
+        p.set_defaults(kernel=name in kernel_cmd.COMMANDS +
+                       census_cmd.COMMANDS)
     return top, sub.parsers
 
 

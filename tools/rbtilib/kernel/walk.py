@@ -259,7 +259,10 @@ def _read_node(mem: Memory, spec: TreeSpec, addr: int, ctx,
     for lo, hi in win.used:     # next nodes: one read covers all fields
         if hi - min(lo, span[0]) <= 512 and max(hi, span[1]) - lo <= 512:
             span[0], span[1] = min(span[0], lo), max(span[1], hi)
-    return Raw(addr, pc, left, right, int(key), aug, nid, own, nxt, value)
+    # A tuple key (a census kind's: a name, a file and a descriptor) is
+    # ranked by the census before the check (census_read._ranked).
+    key = key if isinstance(key, tuple) else int(key)
+    return Raw(addr, pc, left, right, key, aug, nid, own, nxt, value)
 
 
 def _walk(mem: Memory, spec: TreeSpec, snap, node_off: int, ctx,

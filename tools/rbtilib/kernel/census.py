@@ -1,0 +1,296 @@
+# SPDX-License-Identifier: GPL-2.0
+"""``rbti census``: every red-black tree found in a kernel, checked.
+
+The roots come from :mod:`.census_find` (by route), each tree is read and
+checked by :mod:`.census_read` (by the order its kind has in
+:mod:`.census_kinds`, else for structure alone), and a kernfs or procfs
+directory's entries that are directories give more trees as they are
+read (:mod:`.census_walks`).  The result is a line per kind
+(:func:`table`), a JSON document (docs/json.md) and, with ``--out``, a
+dump a tree and an index page (:mod:`.census_out`).
+"""
+
+import sys
+import time
+
+from ..record import factory, record
+from . import Fault, KernelError
+from .census_find import (Finder, find_module, find_tasks, find_variables,
+                          find_vmap_nodes)
+from .census_kinds import EXPECTED, KINDS, container_type
+from .census_read import STRUCTURE, Outcome, Specs, read_census_tree
+from .census_walks import CHILDREN, find_kernfs_roots, find_proc_net
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+@record
+class KindStats:
+    """One line of the table."""
+
+    kind: str
+    routes: set = factory(set)
+    trees: int = 0
+    nodes: int = 0
+    deepest: int = 0
+    violations: int = 0
+    changing: int = 0
+    unreadable: int = 0
+    order: str = "structure"        # 'order' if its order was checked
+
+
+@record
+class Census:
+    """What a census found."""
+
+    kinds: dict                     # kind -> KindStats
+    results: list                   # (Instance, Outcome) per tree
+    missing: dict                   # kind -> why no instance
+    notes: list
+    seconds: float = 0.0
+    stopped: str | None = None      # why it stopped early
+    not_read: int = 0               # trees found but not read
+
+    def violations(self) -> list:
+        return [(i, o) for i, o in self.results if o.state == "violation"]
+
+
+_VARIABLES: dict = {}
+"""id(prog) -> the roots the variables route found: variables do not
+move, so a second census of one program does not look them up again."""
+
+
+def _variables(f: Finder) -> int:
+    key = id(f.prog)
+    if key not in _VARIABLES:
+        before = set(f.found)
+        got = find_variables(f)
+        _VARIABLES[key] = (got, [f.found[a] for a in f.found
+                                 if a not in before and f.found[a]])
+        return got
+    got, insts = _VARIABLES[key]
+    for i in insts:
+        f.add(i.kind, i.route, i.name, i.root, i.cached, i.container)
+    return got
+
+
+ROUTES = (("module", find_module), ("variables", _variables),
+          ("vmap_nodes", find_vmap_nodes), ("tasks", find_tasks),
+          ("kernfs", find_kernfs_roots), ("procfs", find_proc_net))
+"""The routes, in order: the first to find a root names its kind and
+spec (the module's trees keep theirs)."""
+
+
+def find(prog, mem, args, routes=None) -> Finder:
+    """Every root the routes reach (a route that fails is a note)."""
+    f = Finder(prog, mem)
+    for name, route in routes or ROUTES:
+        t0 = time.monotonic()
+        try:
+            got = route(f, args) if name == "module" else route(f)
+        except (KernelError, LookupError, ValueError, AttributeError,
+                OSError) as e:
+            f.notes.append(f"route {name}: {type(e).__name__}: {e}")
+            continue
+        except Exception as e:  # noqa: BLE001 (a FaultError)
+            if type(e).__name__ != "FaultError":
+                raise
+            f.notes.append(f"route {name}: {e}")
+            continue
+        f.notes.append(f"route {name}: {got} in "
+                       f"{time.monotonic() - t0:.1f}s")
+    try:
+        from .census_slab import find_slab
+        t0 = time.monotonic()
+        got = find_slab(f)
+        f.notes.append(f"route slab: {got} in {time.monotonic() - t0:.1f}s")
+    except ImportError:
+        pass
+    except (KernelError, LookupError, ValueError, AttributeError) as e:
+        f.notes.append(f"route slab: {type(e).__name__}: {e}")
+    return f
+
+
+def round_robin(insts: list) -> list:
+    """The first tree of each kind, then the second of each, ...: a
+    census stopped by its time limit has read some trees of every kind."""
+    by_kind: dict = {}
+    for inst in insts:
+        by_kind.setdefault(inst.kind, []).append(inst)
+    out, lists = [], list(by_kind.values())
+    for i in range(max((len(v) for v in lists), default=0)):
+        out += [v[i] for v in lists if i < len(v)]
+    return out
+
+
+def empty_root(mem, inst):
+    """The Outcome of a root whose tree is empty (NULL root, and NULL
+    leftmost if cached), from one read of it; None if it is not."""
+    if inst.spec is not None:
+        return None
+    try:
+        raw = mem.read(inst.root, 16 if inst.cached else 8)
+    except Fault:
+        return None             # read_census_tree says it is unreadable
+    if any(raw):
+        return None
+    return Outcome("ok", 0, 0, [], reads=1)
+
+
+def _selected(kind: str, wanted: list | None) -> bool:
+    return not wanted or any(w == kind or w in kind for w in wanted)
+
+
+class _Progress:
+    """A line on stderr, rewritten, only on a terminal."""
+
+    def __init__(self, on: bool) -> None:
+        self.on, self.last = on, 0.0
+
+    def show(self, text: str, force: bool = False) -> None:
+        now = time.monotonic()
+        if self.on and (force or now - self.last > 0.3):
+            self.last = now
+            sys.stderr.write(f"\r\033[Kcensus: {text}")
+            sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.on:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def run_census(prog, mem, args, finder: Finder | None = None,
+               progress: bool = False) -> Census:
+    """Find, read and check every tree (of *args.kind*, if given) within
+    *args.time_limit* seconds."""
+    start = time.monotonic()
+    f = finder or find(prog, mem, args)
+    t0 = time.monotonic()           # the time limit is the reading's
+    specs = Specs(prog, mem)
+    wanted = getattr(args, "kind", None) or None
+    limit = getattr(args, "time_limit", None)
+    attempts = getattr(args, "attempts", 8)
+    queue = round_robin([i for i in f.instances()
+                         if _selected(i.kind, wanted)])
+    stats: dict = {}
+    results = []
+    show = _Progress(progress)
+    stopped = None
+    pos = 0
+    while pos < len(queue):
+        if limit and time.monotonic() - t0 > limit:
+            stopped = f"time limit {limit:g}s"
+            break
+        inst = queue[pos]
+        pos += 1
+        out = empty_root(mem, inst)
+        spec = None
+        if out is None:
+            spec = specs.spec(inst)
+            out = read_census_tree(mem, spec, attempts)
+        results.append((inst, out))
+        st = stats.setdefault(inst.kind, KindStats(inst.kind))
+        st.routes |= inst.routes
+        st.trees += 1
+        st.nodes += out.nodes
+        st.deepest = max(st.deepest, out.height)
+        st.violations += out.state == "violation"
+        st.changing += out.state == "changing"
+        st.unreadable += out.state == "unreadable"
+        if inst.spec is not None or specs.order(inst.kind) is not None:
+            st.order = "order"
+        child = CHILDREN.get(inst.kind)
+        # Entries are known only where the kind's order is (a tree read
+        # for structure alone has rb_nodes, not entries).
+        if child is not None and out.snap is not None and \
+                spec is not None and spec.layout is not STRUCTURE:
+            before = len(f.found)
+            child(f, inst, out.snap, spec)
+            queue += [i for i in list(f.found.values())[before:]
+                      if i is not None and _selected(i.kind, wanted)]
+        show.show(f"{len(results)}/{len(queue)} trees, "
+                  f"{sum(s.nodes for s in stats.values())} nodes, "
+                  f"{time.monotonic() - t0:.1f}s")
+    show.done()
+    missing = _missing(prog, stats, specs, f, wanted)
+    return Census(stats, results, missing, f.notes + [
+        f"{k}: structure only: {why}" for k, why in specs.unfit.items()],
+        time.monotonic() - start, stopped, len(queue) - pos)
+
+
+def _missing(prog, stats: dict, specs: Specs, f: Finder,
+             wanted) -> dict:
+    """Why each kind of the table had no tree: the container type is not
+    in the debug info (its config off), or none was allocated where the
+    routes look; roots found in unions are skipped, not read."""
+    out = {}
+    for kind in KINDS:
+        if kind in stats or not _selected(kind, wanted):
+            continue
+        ctype = container_type(kind)
+        if ctype is not None:
+            try:
+                prog.type(ctype)
+            except LookupError:
+                cfg = EXPECTED.get(kind)
+                out[kind] = (f"config off: no {ctype} in the debug info"
+                             + (f" ({cfg})" if cfg else ""))
+                continue
+        elif kind not in _symbols(prog):
+            out[kind] = "not in this kernel (no such variable)"
+            continue
+        out[kind] = "none allocated (no instance where the routes look)"
+    for kind, why in f.skipped.items():
+        if kind not in stats and _selected(kind, wanted):
+            out.setdefault(kind, f"no route: {why}")
+    return out
+
+
+def _symbols(prog) -> set:
+    names = set()
+    for kind in KINDS:
+        if "." not in kind:
+            try:
+                prog.symbol(kind)
+                names.add(kind)
+            except LookupError:
+                pass
+    return names
+
+
+def table(c: Census) -> str:
+    """The table: a line per kind, then the kinds with no tree."""
+    head = ("kind", "routes", "trees", "nodes", "deepest", "violations",
+            "changing", "unreadable", "checks")
+    rows = [head]
+    for st in sorted(c.kinds.values(), key=lambda s: (-s.trees, s.kind)):
+        rows.append((st.kind, ",".join(sorted(st.routes)), str(st.trees),
+                     str(st.nodes), str(st.deepest), str(st.violations),
+                     str(st.changing), str(st.unreadable), st.order))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = ["  ".join(cell.ljust(w) if i < 2 else cell.rjust(w)
+                       for i, (cell, w) in enumerate(zip(r, widths))
+                       ).rstrip() for r in rows]
+    trees = sum(s.trees for s in c.kinds.values())
+    nodes = sum(s.nodes for s in c.kinds.values())
+    bad = len(c.violations())
+    lines.append(f"{len(c.kinds)} kinds, {trees} trees, {nodes} nodes, "
+                 f"{bad} with a violation, in {c.seconds:.1f}s"
+                 + (f"; stopped at the {c.stopped}: {c.not_read} trees "
+                    "found and not read" if c.stopped else ""))
+    for kind, why in sorted(c.missing.items()):
+        lines.append(f"no tree of {kind}: {why}")
+    return "\n".join(lines) + "\n"
+
+
+def blame_lines(c: Census, limit: int = 10) -> list:
+    """``TREE (KIND, ROUTE): fail CLASS node N: ... [ADDRESS]`` lines."""
+    out = []
+    for inst, res in c.violations():
+        addr = {i: a for a, i in res.ids.items()}
+        for v in res.violations[:limit]:
+            where = addr.get(v.node)
+            out.append(f"{inst.name} ({inst.kind}, {inst.route}): {v}"
+                       + (f" [{where:#x}]" if where is not None else ""))
+    return out

@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of the QEMU dump-guest-memory ELF made readable by drgn
+(rbtilib.kernel.vmcore)."""
+
+import struct
+
+import pytest
+
+from rbtilib import kernel
+from rbtilib.kernel import debuginfo, presets, vmcore
+
+
+def _qemu_core(tmp_path, with_note: bool = True):
+    """An ELF core as QEMU writes it with paging off: p_vaddr = p_paddr,
+    the kernel's vmcoreinfo_note somewhere in RAM, no VMCOREINFO note."""
+    desc = (b"OSRELEASE=6.1.0\nSYMBOL(swapper_pg_dir)=ffffffff81e15000\n"
+            b"SYMBOL(_stext)=ffffffff81000000\nNUMBER(phys_base)=16777216\n"
+            b"KERNELOFFSET=0\n")
+    note = struct.pack("<III", 11, len(desc), 0) + b"VMCOREINFO\0\0" + desc
+    ram = bytearray(48 << 20)
+    at = 0x2345678 & ~3
+    # a decoy: the raw vmcoreinfo_data, without a note header
+    ram[0x1000:0x1000 + len(desc)] = desc
+    if with_note:
+        ram[at:at + len(note)] = note
+    qnote = struct.pack("<III", 5, 8, 1) + b"CORE\0\0\0\0" + b"\0" * 8
+    phoff, ram_off = 0x40, 0x40 + 2 * 56 + len(qnote)
+    ehdr = (b"\x7fELF\x02\x01\x01" + b"\0" * 9 +
+            struct.pack("<HHIQQQIHHHHHH", 4, 62, 1, 0, phoff, 0, 0, 64, 56,
+                        2, 0, 0, 0))
+    phdrs = vmcore._PHDR.pack(vmcore.PT_NOTE, 0, 0x40 + 2 * 56, 0, 0,
+                              len(qnote), len(qnote), 0) + \
+        vmcore._PHDR.pack(vmcore.PT_LOAD, 0, ram_off, 0, 0, len(ram),
+                          len(ram), 0)
+    path = tmp_path / "guest.core"
+    path.write_bytes(ehdr + phdrs + qnote + bytes(ram))
+    return str(path), at + ram_off, desc
+
+
+def test_a_qemu_core_gets_the_kernels_vmcoreinfo_note(tmp_path):
+    path, where, desc = _qemu_core(tmp_path)
+    before = open(path, "rb").read()
+    size = len(before)
+    assert not vmcore.core_has_vmcoreinfo(path)
+    assert vmcore.add_vmcoreinfo(path) == where
+    assert vmcore.core_has_vmcoreinfo(path)
+    data = open(path, "rb").read()
+    # nothing moved: only e_phoff and e_phnum changed before the end
+    assert data[0x40:size] == before[0x40:] and data[:0x20] == before[:0x20]
+    with open(path, "rb") as f:
+        _, phdrs = vmcore._elf_phdrs(f)
+    assert [p[0] for p in phdrs[:2]] == [vmcore.PT_NOTE, vmcore.PT_LOAD]
+    note = phdrs[2]
+    assert note[0] == vmcore.PT_NOTE and note[2] >= size
+    assert list(vmcore._notes(data[note[2]:note[2] + note[5]])) == \
+        [(b"VMCOREINFO", desc)]
+    # the kernel image's virtual view from _stext: virtual -
+    # __START_KERNEL_map + phys_base = 16 MiB + 16 MiB, to the end of RAM
+    image = phdrs[3]
+    assert image[0] == vmcore.PT_LOAD and image[3] == 0xffffffff81000000
+    assert image[4] == 32 << 20 and image[5] == 16 << 20
+    assert image[2] == phdrs[1][2] + (32 << 20)
+
+
+def test_a_core_without_the_note_anywhere_is_a_clear_error(tmp_path):
+    path, _, _ = _qemu_core(tmp_path, with_note=False)
+    with pytest.raises(kernel.KernelError, match="no VMCOREINFO note"):
+        vmcore.add_vmcoreinfo(path)
+
+
+def test_cli_preset_names_are_the_presets():
+    from rbtilib.cli import kernel_cmd
+    assert sorted(kernel_cmd.PRESET_NAMES) == sorted(presets.PRESETS)
+
+
+def test_core_without_the_note_is_read_through_a_copy(tmp_path, monkeypatch,
+                                                     capsys):
+    """--core never changes the user's dump (it used to append the note to
+    it in place, and failed on a read-only one): drgn reads a patched copy,
+    removed once drgn has it open."""
+    import argparse
+    import types
+    path, _, _ = _qemu_core(tmp_path)
+    before = open(path, "rb").read()
+    seen = {}
+
+    class Program:
+        def set_core_dump(self, core):
+            seen["core"] = core
+            seen["has_note"] = vmcore.core_has_vmcoreinfo(core)
+
+        def load_debug_info(self, files, default):
+            seen["default"] = default
+    monkeypatch.setattr(debuginfo, "_drgn", lambda: types.SimpleNamespace(
+        Program=Program, MissingDebugInfoError=Exception))
+    vmlinux = tmp_path / "vmlinux"
+    vmlinux.write_bytes(b"\x7fELF")
+    args = argparse.Namespace(core=path, kcore="/proc/kcore",
+                              vmlinux=str(vmlinux), debug_info=None,
+                              command="kernel")
+    debuginfo.open_program(args)
+    assert open(path, "rb").read() == before
+    assert seen["has_note"] and seen["core"] != path
+    assert not (seen["core"] and __import__("os").path.exists(seen["core"]))
+    assert f"{path} is not changed" in capsys.readouterr().err
