@@ -45,6 +45,12 @@ PROBE_KEYS = 8
 
 PROBE_SHARE = 0.3
 """The share of corruptions followed by probes (:meth:`Gen.probes`)."""
+EPISODE_SHARE = 0.0012
+"""The share of commands that begin an episode (:meth:`Gen.episode`)."""
+LINK_CORRUPTIONS = ("parent", "detach", "share", "cycle")
+"""The corruptions that break links a query may follow."""
+EPISODE_SPAN = 24
+"""An episode's keys lie in [-4, EPISODE_SPAN]: its probes are few."""
 
 CORRUPTIONS = ("color", "black", "key", "parent", "leftmost", "rightmost",
                "count", "aug", "value", "latch", "detach", "share", "cycle")
@@ -174,6 +180,7 @@ class Gen:
         # after a corruption sweep the points around them.
         self.known: dict[str, list[tuple[int, int]]] = {}
         self.pending: list[Cmd] = []
+        self.turns: list[TreeSpec] = []
 
     # Arguments -------------------------------------------------------
 
@@ -369,9 +376,58 @@ class Gen:
                             f"{points[0]} {points[-1]}".encode()))
         return cmds
 
+    def episode(self, tree: TreeSpec) -> list[Cmd]:
+        """For each corruption that breaks a link (:data:`LINK_CORRUPTIONS`):
+        a small tree built afresh, that corruption of one of its nodes,
+        then a query at every point from before its first key to past
+        its last (find, near and overlap in turn).  A loop that needs
+        one node's neighbourhood and one query point (the interval
+        hang: a wide interval under a short one whose parent link is
+        broken, a point past the short one) is met far more often than
+        in a large tree of random commands."""
+        name = tree.name
+        queries = [q for q in ("find", "near", "overlap") if q in tree.files]
+        cmds = [Cmd("w", "@allow_corrupt", b"1")]
+        for how in LINK_CORRUPTIONS:
+            if any(f in tree.flags and how == bad for f, bad in self.exclude):
+                continue
+            self.known.pop(name, None)
+            keys = []
+            for _ in range(self.rng.randrange(3, 7)):
+                a = self.rng.randrange(-4, EPISODE_SPAN)
+                b = a if "interval" not in tree.flags else \
+                    min(EPISODE_SPAN, a + self.rng.choice(
+                        (self.rng.randrange(0, 3),
+                         self.rng.randrange(3, EPISODE_SPAN))))
+                self.remember(tree, a, b)
+                keys += [a, b] if tree.flags & {"interval", "value"} \
+                    else [a]
+            target = self.rng.choice(self.known[name])[0]
+            cmds += [Cmd("w", f"{name}/clear", b"1"),
+                     Cmd("w", f"{name}/insert",
+                         " ".join(map(str, keys)).encode()),
+                     Cmd("w", f"{name}/corrupt", f"{how} {target}".encode())]
+            lo = min(a for a, _ in self.known[name]) - 1
+            hi = max(b for _, b in self.known[name]) + 1
+            for n, p in enumerate(range(lo, hi + 1) if queries else ()):
+                q = queries[n % len(queries)]
+                data = f"{p} {p}" if q == "overlap" else str(p)
+                cmds.append(Cmd("q", f"{name}/{q}", data.encode()))
+        return cmds
+
     def command(self) -> Cmd:
         if self.pending:
             return self.pending.pop(0)
+        if self.rng.random() < EPISODE_SHARE:
+            # The trees in turn, in an order of this list's own.
+            if not self.turns:
+                self.turns = [t for t in self.trees
+                              if {"corrupt", "clear", "insert"}
+                              <= set(t.files)]
+                self.rng.shuffle(self.turns)
+            if self.turns:
+                self.pending = self.episode(self.turns.pop())
+                return self.pending.pop(0)
         cmd = self.next_command()
         if cmd.kind == "w" and cmd.path.endswith("/corrupt"):
             tree = next((t for t in self.trees

@@ -275,3 +275,39 @@ def test_corruptions_aim_at_inserted_keys_and_are_probed(trees):
     points = {int(c.data.split()[0]) for c in probes}
     assert points >= {0, 1, 2, 3, 4, 10, 11}
     assert probes[-1] == ifuzz.Cmd("q", "interval/overlap", b"0 11")
+
+
+def test_an_episode_corrupts_small_trees_and_probes_every_point(trees):
+    """An episode: allow_corrupt on; then for each link-breaking
+    corruption, the tree cleared, a few keys inserted, that corruption of
+    one of them, and a query at every point from before the first key to
+    past the last (the interval hang is met at one such point)."""
+    gen = ifuzz.Gen("episode", trees)
+    interval = next(t for t in trees if t.name == "interval")
+    cmds = gen.episode(interval)
+    assert cmds[0] == ifuzz.Cmd("w", "@allow_corrupt", b"1")
+    starts = [i for i, c in enumerate(cmds) if c.path == "interval/clear"]
+    assert len(starts) == len(ifuzz.LINK_CORRUPTIONS)
+    for n, (i, j) in enumerate(zip(starts, starts[1:] + [len(cmds)])):
+        clear, insert, corrupt, *probes = cmds[i:j]
+        words = [int(w) for w in insert.data.split()]
+        pairs = list(zip(words[::2], words[1::2]))
+        assert 3 <= len(pairs) <= 6 and all(a <= b for a, b in pairs)
+        how, target = corrupt.data.split()
+        assert how.decode() == ifuzz.LINK_CORRUPTIONS[n]
+        assert int(target) in {a for a, _ in pairs}
+        lo = min(a for a, _ in pairs) - 1
+        hi = max(b for _, b in pairs) + 1
+        assert [int(c.data.split()[0]) for c in probes] == \
+            list(range(lo, hi + 1))
+        assert {c.path for c in probes} == {
+            f"interval/{q}" for q in ("find", "near", "overlap")
+            if q in interval.files}
+    fenced = ifuzz.Gen("episode", trees,
+                       frozenset({("interval", "parent")})).episode(interval)
+    assert not [c for c in fenced if c.data.startswith(b"parent")]
+    some = gen.commands(20000)
+    began = [c for i, c in enumerate(some[:-2])
+             if c.path == "@allow_corrupt" and c.data == b"1" and
+             some[i + 1].path.endswith("/clear")]
+    assert len(began) > 10
