@@ -47,7 +47,7 @@ help:
 	@echo "                (MUTANTS='a b': only those, out/mutants/; MUTANT_ARGS: run options)"
 	@echo "make coverage   the guest suites on a gcov build (SUITES=kunit: only those); line and"
 	@echo "                branch coverage in docs/generated/coverage[-kunit].md, out/coverage"
-	@echo "make kcsan      lockless trees on a KCSAN build of 6.12; docs/generated/kcsan.md"
+	@echo "make kcsan      lockless trees on a KCSAN build of 6.12, its page in docs/generated/"
 	@echo "make clean      remove out/; make distclean also drops $(RBTI_CACHE)"
 
 deps:

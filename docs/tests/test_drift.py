@@ -219,7 +219,8 @@ def test_run_in_guest_flavours_are_listed():
                            capture_output=True, text=True, timeout=60).stdout
     m = re.search(r"--flavour F +kernel flavour: (.*?)\n  --", usage, re.S)
     assert m
-    flavours = {"debug", "fast", "stock"} & set(re.findall(r"[a-z]+", m.group(1)))
+    flavours = {"debug", "fast", "kcsan", "stock"} & \
+        set(re.findall(r"[a-z]+", m.group(1)))
     doc = text(REPO / "docs" / "testing.md")
     shown = re.findall(r"\[--flavour ([a-z|]+)\]", doc)
     assert shown and all(set(s.split("|")) == flavours for s in shown), shown
