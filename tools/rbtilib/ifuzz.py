@@ -45,7 +45,7 @@ PROBE_KEYS = 8
 
 PROBE_SHARE = 0.3
 """The share of corruptions followed by probes (:meth:`Gen.probes`)."""
-EPISODE_SHARE = 0.0012
+EPISODE_SHARE = 0.002
 """The share of commands that begin an episode (:meth:`Gen.episode`)."""
 LINK_CORRUPTIONS = ("parent", "detach", "share", "cycle")
 """The corruptions that break links a query may follow."""
@@ -377,42 +377,47 @@ class Gen:
         return cmds
 
     def episode(self, tree: TreeSpec) -> list[Cmd]:
-        """For each corruption that breaks a link (:data:`LINK_CORRUPTIONS`):
-        a small tree built afresh, that corruption of one of its nodes,
-        then a query at every point from before its first key to past
-        its last (find, near and overlap in turn).  A loop that needs
-        one node's neighbourhood and one query point (the interval
-        hang: a wide interval under a short one whose parent link is
-        broken, a point past the short one) is met far more often than
-        in a large tree of random commands."""
+        """A small tree of a few keys (short and wide intervals on an
+        interval tree) and, for each corruption that breaks a link
+        (:data:`LINK_CORRUPTIONS`; ``parent`` once for every node, the
+        others for one node), the tree built afresh, that corruption,
+        then a query at every point around the keys (one before each
+        key, each key, one after each end; find, near and overlap in
+        turn).  A loop that needs one node's neighbourhood and one query
+        point (the interval hang: a wide interval under a short node
+        whose parent link is broken, a point past the short one) is met
+        far more often than in a large tree of random commands."""
         name = tree.name
         queries = [q for q in ("find", "near", "overlap") if q in tree.files]
+        self.known.pop(name, None)
+        keys = []
+        starts = self.rng.sample(range(-4, EPISODE_SPAN),
+                                 self.rng.randrange(3, 8))
+        for a in starts:
+            b = a if "interval" not in tree.flags else \
+                min(EPISODE_SPAN, a + self.rng.choice(
+                    (self.rng.randrange(0, 3),
+                     self.rng.randrange(3, EPISODE_SPAN))))
+            self.remember(tree, a, b)
+            keys += [a, b] if tree.flags & {"interval", "value"} else [a]
+        insert = " ".join(map(str, keys)).encode()
+        points = sorted({p for a, b in self.known[name]
+                         for p in (a - 1, a, b, b + 1)})
+        probes = [Cmd("q", f"{name}/{queries[n % len(queries)]}",
+                      (f"{p} {p}" if queries[n % len(queries)] == "overlap"
+                       else str(p)).encode())
+                  for n, p in enumerate(points if queries else ())]
         cmds = [Cmd("w", "@allow_corrupt", b"1")]
         for how in LINK_CORRUPTIONS:
             if any(f in tree.flags and how == bad for f, bad in self.exclude):
                 continue
-            self.known.pop(name, None)
-            keys = []
-            for _ in range(self.rng.randrange(3, 7)):
-                a = self.rng.randrange(-4, EPISODE_SPAN)
-                b = a if "interval" not in tree.flags else \
-                    min(EPISODE_SPAN, a + self.rng.choice(
-                        (self.rng.randrange(0, 3),
-                         self.rng.randrange(3, EPISODE_SPAN))))
-                self.remember(tree, a, b)
-                keys += [a, b] if tree.flags & {"interval", "value"} \
-                    else [a]
-            target = self.rng.choice(self.known[name])[0]
-            cmds += [Cmd("w", f"{name}/clear", b"1"),
-                     Cmd("w", f"{name}/insert",
-                         " ".join(map(str, keys)).encode()),
-                     Cmd("w", f"{name}/corrupt", f"{how} {target}".encode())]
-            lo = min(a for a, _ in self.known[name]) - 1
-            hi = max(b for _, b in self.known[name]) + 1
-            for n, p in enumerate(range(lo, hi + 1) if queries else ()):
-                q = queries[n % len(queries)]
-                data = f"{p} {p}" if q == "overlap" else str(p)
-                cmds.append(Cmd("q", f"{name}/{q}", data.encode()))
+            targets = starts if how == "parent" else \
+                [self.rng.choice(starts)]
+            for target in targets:
+                cmds += [Cmd("w", f"{name}/clear", b"1"),
+                         Cmd("w", f"{name}/insert", insert),
+                         Cmd("w", f"{name}/corrupt",
+                             f"{how} {target}".encode())] + probes
         return cmds
 
     def command(self) -> Cmd:

@@ -266,7 +266,8 @@ def test_corruptions_aim_at_inserted_keys_and_are_probed(trees):
             aimed += int(c.data.split()[1]) in inserted
             after = cmds[i + 1:i + 4]
             probed += bool(after) and all(
-                a.path in ("interval/find", "interval/overlap")
+                a.path in ("interval/find", "interval/near",
+                           "interval/overlap")
                 for a in after)
     assert total and aimed > 0.6 * total
     assert probed > 0
@@ -279,30 +280,33 @@ def test_corruptions_aim_at_inserted_keys_and_are_probed(trees):
 
 def test_an_episode_corrupts_small_trees_and_probes_every_point(trees):
     """An episode: allow_corrupt on; then for each link-breaking
-    corruption, the tree cleared, a few keys inserted, that corruption of
-    one of them, and a query at every point from before the first key to
-    past the last (the interval hang is met at one such point)."""
+    corruption (parent: of every node in turn), the tree cleared, the
+    same few keys inserted, that corruption, and a query at every point
+    around the keys (the interval hang is met at one such point)."""
     gen = ifuzz.Gen("episode", trees)
     interval = next(t for t in trees if t.name == "interval")
     cmds = gen.episode(interval)
     assert cmds[0] == ifuzz.Cmd("w", "@allow_corrupt", b"1")
     starts = [i for i, c in enumerate(cmds) if c.path == "interval/clear"]
-    assert len(starts) == len(ifuzz.LINK_CORRUPTIONS)
-    for n, (i, j) in enumerate(zip(starts, starts[1:] + [len(cmds)])):
+    inserts = {cmds[i + 1].data for i in starts}
+    assert len(inserts) == 1
+    words = [int(w) for w in inserts.pop().split()]
+    pairs = list(zip(words[::2], words[1::2]))
+    assert 3 <= len(pairs) <= 7 and all(a <= b for a, b in pairs)
+    points = {p for a, b in pairs for p in (a - 1, a, b, b + 1)}
+    hows = []
+    for i, j in zip(starts, starts[1:] + [len(cmds)]):
         clear, insert, corrupt, *probes = cmds[i:j]
-        words = [int(w) for w in insert.data.split()]
-        pairs = list(zip(words[::2], words[1::2]))
-        assert 3 <= len(pairs) <= 6 and all(a <= b for a, b in pairs)
         how, target = corrupt.data.split()
-        assert how.decode() == ifuzz.LINK_CORRUPTIONS[n]
+        hows.append((how.decode(), int(target)))
         assert int(target) in {a for a, _ in pairs}
-        lo = min(a for a, _ in pairs) - 1
-        hi = max(b for _, b in pairs) + 1
-        assert [int(c.data.split()[0]) for c in probes] == \
-            list(range(lo, hi + 1))
+        assert [int(c.data.split()[0]) for c in probes] == sorted(points)
         assert {c.path for c in probes} == {
             f"interval/{q}" for q in ("find", "near", "overlap")
             if q in interval.files}
+    assert sorted(t for h, t in hows if h == "parent") == \
+        sorted(a for a, _ in pairs)
+    assert {h for h, _ in hows} == set(ifuzz.LINK_CORRUPTIONS)
     fenced = ifuzz.Gen("episode", trees,
                        frozenset({("interval", "parent")})).episode(interval)
     assert not [c for c in fenced if c.data.startswith(b"parent")]
