@@ -28,7 +28,8 @@ import sys
 import time
 from .record import factory, record
 
-from .ifuzz import KILL_AFTER, Cmd, line_of, unexpected
+from .ifuzz import KILL_AFTER, Cmd, unexpected
+from .ifuzz_script import line_of
 from .shrink import ddmin
 
 MODULE = "rbtree_inspector"

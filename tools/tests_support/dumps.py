@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Sample dumps of the renderer's tests (viz/rbtiviz/test_*.py), and the
+"""Sample dumps of the renderer's tests (viz/tests/test_*.py), and the
 viz/render script they run."""
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Hostile inputs that grow with a size N: the corpora of
-tools/rbtilib/test_cli_hostile.py and test_hostile_bounds.py (and of
-viz/rbtiviz/test_flipbook_hostile.py)."""
+tools/tests/test_cli_hostile.py and test_hostile_bounds.py (and of
+viz/tests/test_flipbook_hostile.py)."""
 
 from rbtilib.dump import format_dump, format_node
 from rbtilib.dumptypes import Node

@@ -10,9 +10,9 @@ import subprocess
 import pytest
 
 from rbtilib import ifuzz, ifuzz_run
-from rbtilib.ifuzz import (ALLOWED, ANY_WRITE, Cmd, decode, encode, generate,
-                           parse_script, parse_trees, render_script,
+from rbtilib.ifuzz import (ALLOWED, ANY_WRITE, Cmd, generate, parse_trees,
                            unexpected)
+from rbtilib.ifuzz_script import decode, encode, parse_script, render_script
 
 REPO = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
 TREES = """rbtree-inspector format 1

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOOLS = os.path.dirname(HERE)
+TOOLS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.join(TOOLS, "rbtilib")
 REPO = os.path.dirname(TOOLS)
 VIZ = os.path.join(REPO, "viz")
 PACKAGES = {"rbtilib": HERE, "rbtiviz": os.path.join(VIZ, "rbtiviz")}

@@ -15,7 +15,7 @@ from rbtiviz.viewer import write_viewer
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "docs" / "examples"
-VIEWER = Path(__file__).resolve().parent
+VIEWER = Path(__file__).resolve().parents[1] / "rbtiviz"
 SVG = "{http://www.w3.org/2000/svg}"
 
 
