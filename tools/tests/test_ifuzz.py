@@ -315,3 +315,43 @@ def test_an_episode_corrupts_small_trees_and_probes_every_point(trees):
              if c.path == "@allow_corrupt" and c.data == b"1" and
              some[i + 1].path.endswith("/clear")]
     assert len(began) > 10
+
+
+def _fuzzer_module():
+    import importlib.machinery
+    import importlib.util
+    path = os.path.join(REPO, "tools", "ifuzz")
+    loader = importlib.machinery.SourceFileLoader("ifuzz_cli", path)
+    spec = importlib.util.spec_from_loader("ifuzz_cli", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def test_the_corpus_runs_first_unless_its_tree_or_corruption_is_left_out(
+        trees, tmp_path):
+    """Every script of tools/ifuzz-corpus parses; the first writer of
+    round 0 runs them first; a script on a tree not fuzzed, or with a
+    corruption --exclude names, is left out."""
+    cli = _fuzzer_module()
+    corpus = os.path.join(REPO, "tools", "ifuzz-corpus")
+    names = sorted(n for n in os.listdir(corpus) if n.endswith(".sh"))
+    assert "interval-parent-climb.sh" in names
+    for n in names:
+        with open(os.path.join(corpus, n)) as f:
+            assert parse_script(f.read())
+
+    def fuzzer(exclude=(), where=corpus):
+        args = type("A", (), {"exclude": list(exclude), "corpus": where})
+        return cli.Fuzzer(args)
+
+    cmds = fuzzer().corpus(trees)
+    assert Cmd("w", "interval/corrupt", b"parent 2") in cmds
+    assert Cmd("q", "interval/find", b"7") in cmds
+    assert not fuzzer(["interval:parent"]).corpus(trees) or \
+        Cmd("w", "interval/corrupt", b"parent 2") not in \
+        fuzzer(["interval:parent"]).corpus(trees)
+    no_interval = [t for t in trees if t.name != "interval"]
+    assert Cmd("q", "interval/find", b"7") not in \
+        fuzzer().corpus(no_interval)
+    assert fuzzer(where="").corpus(trees) == []
