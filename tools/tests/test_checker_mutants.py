@@ -14,6 +14,7 @@ mutants from the seed, so the run covers EXAMPLES * MUTANTS_PER
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from rbtilib.checker import check
@@ -252,6 +253,7 @@ def _mutate_copy(rng: random.Random, copy: Copy, ids: list) -> Copy:
 TALLY = {"mutants": 0, "rejected": 0, "family": 0, "family rejected": 0}
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, derandomize=True, database=None,
           deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.sampled_from(CONTRACT_TREES + FAMILY_TREES),

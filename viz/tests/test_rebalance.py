@@ -84,6 +84,7 @@ def test_not_one_operation_apart_gives_none():
     assert rotations_between(before, rb.to_tree(info)) is None
 
 
+@pytest.mark.slow
 def test_walkthrough_one_narrated_frame_an_operation(tmp_path):
     driver = FakeDebugfs()
     names = ["santos", "santos_dup", "santos_replace"]
