@@ -251,6 +251,11 @@ cq_tree() {
 		_keys=$CQ_PAIRS
 	for _c in $CQ_CORRUPTIONS; do
 		for _k in $CQ_TARGETS; do
+			# These take no target: one round, not one a target.
+			case $_c in
+			leftmost | rightmost | count)
+				[ "$_k" = "${CQ_TARGETS%% *}" ] || continue ;;
+			esac
 			put "$D/$_t/clear" 1
 			put "$D/$_t/insert" "$_keys"
 			case $_c in
@@ -268,10 +273,13 @@ cq_tree() {
 					[ -e "$D/$_t/$_f" ] || continue
 					_arg=$_q
 					[ "$_f" != overlap ] || _arg="$_q $((_q + 2))"
+					# (read, not $(read_err): no fork a query.)
 					if put "$D/$_t/$_f" "$_arg"; then
 						echo "$_t $_c $_k $_f $_q ok"
 					else
-						echo "$_t $_c $_k $_f $_q $(read_err)"
+						_e=
+						read -r _e <"$TMP/err"
+						echo "$_t $_c $_k $_f $_q $_e"
 					fi
 				done
 			done

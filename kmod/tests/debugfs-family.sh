@@ -341,10 +341,10 @@ test_family_stress() {
 }
 
 test_family_all() {
-	test_family_expected_trees
-	test_family_cached
-	test_family_aug
-	test_family_interval
-	test_family_latch
-	test_family_stress
+	timed test_family_expected_trees
+	timed test_family_cached
+	timed test_family_aug
+	timed test_family_interval
+	timed test_family_latch
+	timed test_family_stress
 }

@@ -143,7 +143,7 @@ test_stress_threads() {
 }
 
 test_lockless_all() {
-	test_lockless_find
-	test_lockless_race
-	test_stress_threads
+	timed test_lockless_find
+	timed test_lockless_race
+	timed test_stress_threads
 }

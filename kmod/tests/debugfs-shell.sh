@@ -503,6 +503,14 @@ if [ ! -d "$D" ]; then
 	exit 1
 fi
 
+# timed TEST ARGS...: run TEST, then a KTAP comment with its seconds (the
+# suite's slow parts, for whoever budgets make test).
+timed() {
+	_t0=$(date +%s)
+	"$@"
+	echo "# $*: $(($(date +%s) - _t0)) s"
+}
+
 # RBTI_SHELL_ONLY="test_shape test_hints ...": run only these (development).
 if [ -n "${RBTI_SHELL_ONLY:-}" ]; then
 	get "$D/trees" >"$TMP/trees"
@@ -511,31 +519,31 @@ if [ -n "${RBTI_SHELL_ONLY:-}" ]; then
 	done
 else
 	for t in $TREES; do
-		test_nodata "$t"
+		timed test_nodata "$t"
 	done
-	test_layout
+	timed test_layout
 	for t in $TREES; do
-		test_basic "$t"
-		test_duplicates "$t"
-		test_ops "$t"
+		timed test_basic "$t"
+		timed test_duplicates "$t"
+		timed test_ops "$t"
 	done
-	test_parsing
-	test_max_nodes
-	test_dump_format
-	test_corrupt_denied
-	test_corrupt_classes
-	test_corrupt_errnos
-	test_shape
-	test_corrupt_queries
-	test_dup_order
-	test_query_files
-	test_dump_stale
-	test_dump_cost
-	test_hints
-	test_total_nodes
-	test_dump_memory
-	test_big_batch
-	test_ops_result_bound
+	timed test_parsing
+	timed test_max_nodes
+	timed test_dump_format
+	timed test_corrupt_denied
+	timed test_corrupt_classes
+	timed test_corrupt_errnos
+	timed test_shape
+	timed test_corrupt_queries
+	timed test_dup_order
+	timed test_query_files
+	timed test_dump_stale
+	timed test_dump_cost
+	timed test_hints
+	timed test_total_nodes
+	timed test_dump_memory
+	timed test_big_batch
+	timed test_ops_result_bound
 	test_family_all
 	test_lockless_all
 fi
