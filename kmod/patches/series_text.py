@@ -80,7 +80,10 @@ find_near, first, last, next, prev, walk and count.  Each is a thin stub
 calling one shared __always_inline implementation with a static const
 descriptor, so the compiler folds the flags and offsets and calls the
 comparison directly: nothing is indirect and nothing is exported, and
-nothing is emitted until a generated function is used.
+nothing is emitted until a generated function is used.  The macro, its
+checks and the stubs are in <linux/rbtree_generic.h>; the flags, the
+descriptor and the implementations in <linux/rbtree_generic_internal.h>,
+which only <linux/rbtree_generic.h> includes.
 
 Misuse is a build error with its own message: static_assert() at the
 macro for what is an integer constant expression (unknown flag,
@@ -88,18 +91,18 @@ RB_INSERT_REPLACES without RB_UNIQUE_KEYS, a cache flag with its member
 blank, the type of every member, of the comparison and of the augment),
 and BUILD_BUG_ON() where a generated function is used for the rest.
 BUILD_BUG_ON_NON_CONST() and BUILD_BUG_ON_NON_CONST2() from the same
-posting are kept in this header, their only user.
+posting are kept in <linux/rbtree_generic.h>, their only user.
 
-Differences from the v2 posting, listed in the header's opening comment:
-a 12th argument (the count member); a cache member given implies its
-flag; the comparison is long (*)(const KEY *, const KEY *), checked
-rather than cast; insert_near and find_near, unfinished in v2, are
-implemented and return what a search from the root returns, from any
-hint in the tree;
-RB_HAS_COUNT, RB_INSERT_REPLACES and augmented trees are new.  The names
-of the internals are neutral (rb_generic_*, __rb_generic_*).
+Differences from the v2 posting, listed in <linux/rbtree_generic.h>'s
+opening comment: a 12th argument (the count member); a cache member given
+implies its flag; the comparison is long (*)(const KEY *, const KEY *),
+checked rather than cast; insert_near and find_near, unfinished in v2,
+are implemented and return what a search from the root returns, from
+any hint in the tree; RB_HAS_COUNT, RB_INSERT_REPLACES and augmented
+trees are new.  The names of the internals are neutral (rb_generic_*,
+__rb_generic_*).
 
-The header gets a MAINTAINERS entry of its own: no entry covers
+The headers get a MAINTAINERS entry of their own: no entry covers
 <linux/rbtree.h>, and this one names who answers for the new code.
 
 Based on a patch by Daniel Santos: the design, the macro and its
@@ -120,6 +123,7 @@ M:	{ident}
 L:	linux-kernel@vger.kernel.org
 S:	Maintained
 F:	include/linux/rbtree_generic.h
+F:	include/linux/rbtree_generic_internal.h
 
 """
 MAINTAINERS_KUNIT = "F:\tlib/rbtree_generic_kunit*\n"
@@ -229,7 +233,10 @@ a member or a comparison of the wrong type) are build errors with a
 message naming them.
 
 .. kernel-doc:: include/linux/rbtree_generic.h
-   :identifiers: RB_DEFINE_INTERFACE rb_generic_flags
+   :identifiers: RB_DEFINE_INTERFACE
+
+.. kernel-doc:: include/linux/rbtree_generic_internal.h
+   :identifiers: rb_generic_flags
 
 """
 

@@ -14,7 +14,7 @@ KBUILD=${2:-${KBUILD:-}}
 KSRC=${1:-${KSRC:-${KBUILD:+$KBUILD/source}}}
 KMOD_DIR=$(cd "$(dirname "$0")/.." && pwd)
 CASES_DIR=$KMOD_DIR/tests/compile-fail
-HEADERS="build_bug_const.h compat.h rbtree_santos.h rbtree_overstreet.h tests/compile-fail/cf_common.h tests/compile-fail/cf_use.h"
+HEADERS="build_bug_const.h compat.h rbtree_santos.h rbtree_generic_internal.h rbtree_overstreet.h tests/compile-fail/cf_common.h tests/compile-fail/cf_use.h"
 
 die() {
 	echo "compile-fail.sh: $*" >&2
