@@ -18,6 +18,8 @@ same either way); and ``import dataclasses`` costs 26-49 ms of rbti's
 start-up (59 modules loaded for ``rbti show`` against 77).
 """
 
+import operator     # built in: no import cost
+
 __all__ = ["record", "factory", "replace", "fields"]
 
 
@@ -78,8 +80,14 @@ def record(cls=None, *, frozen: bool = False):
         init.__qualname__ = f"{cls.__qualname__}.__init__"
         cls.__init__ = init
 
-        def values(self):
-            return tuple(getattr(self, name) for name in names)
+        # attrgetter of two names or more gives the tuple in C: equality
+        # and hashing of records (a census compares every node of two
+        # reads of a tree) cost a Python generator a field otherwise.
+        if len(names) > 1:
+            values = operator.attrgetter(*names)
+        else:
+            def values(self):
+                return tuple(getattr(self, name) for name in names)
 
         def __eq__(self, other):
             if other.__class__ is not self.__class__:
