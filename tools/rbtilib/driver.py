@@ -219,9 +219,13 @@ class Debugfs:
 
     def lookup(self, tree: str, name: str, key: int) -> list[int]:
         """``find`` or ``near``: the result's fields, ``[id, key]`` or
-        ``[id, key, value]`` on a ``value`` tree."""
-        self.write(tree, name, str(key))
-        fields = self.read(tree, name).split()
+        ``[id, key, value]`` on a ``value`` tree.
+
+        The write and the read go through one descriptor, whose answer is
+        its own: a read on a descriptor of its own would take the tree's
+        last result, which another process's lookup may have replaced in
+        between (qemu/kcsan-guest's readers)."""
+        fields = self.exchange(tree, name, str(key)).split()
         if len(fields) not in (2, 3):
             raise ReplyError(f"{name}: expected ID KEY [VALUE], got "
                              f"{' '.join(fields)!r}")

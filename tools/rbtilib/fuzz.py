@@ -74,6 +74,9 @@ class Config:
     module_check: bool = True
     hint: int = 4
     jobs: int = 1
+    shared: tuple[str, ...] = ()
+    """Counters that other processes bump as well during the run
+    (:attr:`rbtilib.treerun.TreeRun.shared`)."""
 
 
 def resolve_jobs(jobs: int) -> int:
@@ -152,6 +155,9 @@ class Fuzzer:
         self.shrunk: list | None = None
         self.label = ""
         """Set in a worker process: its trees, ahead of what it says."""
+        self.runs: list[TreeRun] = []
+        """The trees' runs, their counts (in this process: none after a
+        run in worker processes)."""
 
     def _say(self, text: str) -> None:
         if self.log:
@@ -167,11 +173,11 @@ class Fuzzer:
         if cfg.jobs > 1 and len(self.infos) > 1:
             return self._run_jobs()
         failure = None
-        runs = []
+        runs = self.runs = []
         for info in self.infos:
             self.driver.clear(info.name)
             run = TreeRun(self.driver, info, self.model_factory,
-                          cfg.module_check)
+                          cfg.module_check, cfg.shared)
             runs.append(run)
             failure = failure or run.start()
         start = last_note = time.perf_counter()
@@ -331,7 +337,8 @@ class Fuzzer:
         self._say(f"shrinking {len(ops)} ops ...")
         self.shrunk, final = shrink(self.driver, info, ops, failure,
                                     self.model_factory,
-                                    self.config.shrink_tests, self._say)
+                                    self.config.shrink_tests, self._say,
+                                    self.config.shared)
         self._say(f"shrunk to {len(self.shrunk)} ops: {final}")
         if final.dump is None:
             final.dump = failure.dump

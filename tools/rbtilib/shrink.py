@@ -69,10 +69,12 @@ def ddmin(items: Sequence, fails: Callable[[list], bool],
 
 def replay_ops(driver, info: TreeInfo, ops: list[tuple[str, int]],
                model_factory: Callable[[TreeInfo], Model] = default_model,
-               module_check: bool = True) -> Failure | None:
-    """Clear the tree, apply *ops*, check; return the failure, if any."""
+               module_check: bool = True,
+               shared: tuple[str, ...] = ()) -> Failure | None:
+    """Clear the tree, apply *ops*, check; return the failure, if any.
+    *shared*: as :attr:`rbtilib.treerun.TreeRun.shared`."""
     driver.clear(info.name)
-    run = TreeRun(driver, info, model_factory, module_check)
+    run = TreeRun(driver, info, model_factory, module_check, shared)
     failure = run.start()
     if failure:
         return failure
@@ -94,7 +96,8 @@ def shrink(driver, info: TreeInfo, ops: list[tuple[str, int]],
            failure: Failure,
            model_factory: Callable[[TreeInfo], Model] = default_model,
            max_tests: int = 3000,
-           progress: Callable[[str], None] | None = None
+           progress: Callable[[str], None] | None = None,
+           shared: tuple[str, ...] = ()
            ) -> tuple[list, Failure]:
     """ddmin *ops* to a minimal list that fails like *failure* does, then
     rename its keys to small ranks if it still fails that way.
@@ -109,7 +112,8 @@ def shrink(driver, info: TreeInfo, ops: list[tuple[str, int]],
         sub = tuple(sub)
         if sub in memo:
             return memo[sub]
-        got = replay_ops(driver, info, list(sub), model_factory)
+        got = replay_ops(driver, info, list(sub), model_factory,
+                         shared=shared)
         memo[sub] = got is not None and got.same_as(failure)
         if memo[sub]:
             last["failure"] = got
@@ -126,7 +130,7 @@ def shrink(driver, info: TreeInfo, ops: list[tuple[str, int]],
     ranked = rank_keys(small)
     if ranked != small and fails(ranked):
         small = ranked
-    final = replay_ops(driver, info, small, model_factory)
+    final = replay_ops(driver, info, small, model_factory, shared=shared)
     driver.clear(info.name)
     return small, final or last["failure"]
 
