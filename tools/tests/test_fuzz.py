@@ -11,17 +11,10 @@ from rbtilib.dump import inorder, parse_dump
 from rbtilib.model import Model
 from rbtilib.opstream import generate, resolve_seed
 from rbtilib.shrink import read_repro, replay_ops
-from rbtilib.treerun import default_model
 from tests_support.shared import INFO, config, off_by_one_near
+from tests_support.shared import fuzz_run as run
 from tests_support.trees import CONTRACT_TREES, FakeDebugfs, corrupt_tree
 
-def run(driver, cfg, names=None, model=default_model, tmp_path=None,
-        writers=None):
-    infos = [INFO[n] for n in names] if names else driver.trees()
-    if tmp_path is not None:
-        cfg.out = str(tmp_path)
-    f = fuzz.Fuzzer(driver, infos, cfg, model, log=None, writers=writers)
-    return f, f.run()
 
 
 def test_clean_run_passes_on_every_tree():
@@ -337,64 +330,6 @@ def test_default_run_passes_on_every_tree():
     f, failure = run(FakeDebugfs(), cfg)
     assert failure is None, failure
     assert f.stats.single_ops > 0 and f.stats.module_checks >= 7 * 31
-
-
-class WrongCounter(FakeDebugfs):
-    def stats(self, name):
-        out = super().stats(name)
-        out["erases"] = max(0, out["erases"] - 1)
-        return out
-
-
-def test_stats_are_compared_with_the_model():
-    _, failure = run(WrongCounter(), config(), ["santos"])
-    assert failure is not None and failure.kind == "stats"
-    assert failure.what == "erases"
-
-
-class OtherReaders(FakeDebugfs):
-    """Finds that other processes ran meanwhile (qemu/kcsan-guest's
-    readers): stats shows more finds than the fuzz ran, or fewer when
-    *lost*."""
-
-    def __init__(self, lost: bool = False) -> None:
-        super().__init__()
-        self.extra = 0
-        self.lost = lost
-
-    def stats(self, name):
-        out = super().stats(name)
-        self.extra += 5
-        out["finds"] += -self.extra if self.lost else self.extra
-        return out
-
-
-def test_shared_counters_want_at_least_the_runs_own():
-    # Unshared, others' finds fail the exact comparison ...
-    _, failure = run(OtherReaders(), config(), ["mainline"])
-    assert failure is not None and failure.kind == "stats"
-    assert failure.what == "finds"
-    # ... shared, they pass, but a count below the run's own still fails.
-    _, failure = run(OtherReaders(), config(shared=("finds", "nears")),
-                     ["mainline"])
-    assert failure is None, failure
-    _, failure = run(OtherReaders(lost=True),
-                     config(shared=("finds", "nears")), ["mainline"])
-    assert failure is not None and failure.what == "finds"
-    assert "expected at least" in failure.message
-
-
-def test_fuzzer_keeps_its_runs_counts():
-    f, failure = run(FakeDebugfs(), config(), ["mainline"])
-    assert failure is None
-    assert [r.info.name for r in f.runs] == ["mainline"]
-    assert f.runs[0].counted["finds"] > 0
-
-
-def test_stats_match_on_the_fake():
-    drv = FakeDebugfs()
-    drv.insert("santos", [1, 2, 3])
-    assert drv.stats("santos")["inserts"] == 3
 
 
 def garbage_ids(tree, op, key, line):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """What several rbtilib test modules use: the fuzz configuration of the
-fuzzer's tests, a fault for the fake module, and a run of rbti's command
+fuzzer's tests and a run of the fuzzer, a fault for the fake module, and a run of rbti's command
 line.  (rbti's command line is tested through rbtilib.cli, not by loading
 the tools/rbti shim.)"""
 
@@ -18,6 +18,19 @@ def config(**kw) -> fuzz.Config:
                 phases=False, single=0)
     base.update(kw)
     return fuzz.Config(**base)
+
+
+def fuzz_run(driver, cfg, names=None, model=None, tmp_path=None,
+             writers=None):
+    """A Fuzzer of *names* (every tree of *driver* if None) on *driver*:
+    (the fuzzer, its failure or None)."""
+    from rbtilib.treerun import default_model
+    infos = [INFO[n] for n in names] if names else driver.trees()
+    if tmp_path is not None:
+        cfg.out = str(tmp_path)
+    f = fuzz.Fuzzer(driver, infos, cfg, model or default_model, log=None,
+                    writers=writers)
+    return f, f.run()
 
 
 def off_by_one_near(tree, op, key, line):
