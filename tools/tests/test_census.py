@@ -11,7 +11,8 @@ import struct
 import pytest
 
 from rbtilib import checker
-from rbtilib.dump import parse_dump
+from rbtilib.dump import format_dump, parse_dump
+from rbtilib.record import replace
 from rbtilib.kernel import census, census_find, census_out, census_read
 from rbtilib.kernel import walk
 from tests_support.kmem import (GOOD, ROOT_SLOT, FakeMemory, addr_of,
@@ -213,7 +214,7 @@ def test_json_document():
 
 def test_out_writes_dumps_the_checker_reads_and_an_index(tmp_path):
     c = _census(_two_trees(), {"good": ("a.root", ROOT_SLOT),
-                               "bad": ("b.root", 0x3000)})
+                               "bad[cpu0].x[1]": ("b.root", 0x3000)})
     assert census_out.write_out(c, str(tmp_path)) == 2
     dumps = sorted(p for p in os.listdir(tmp_path) if p.endswith(".dump"))
     verdicts = [checker.first_violation(parse_dump(
@@ -376,3 +377,17 @@ def test_slab_pages_are_found_by_flag_and_cache(monkeypatch):
     mem.put(0x7000, bytes(pages))
     got = census_slab.slab_pages(_SlabProg(0x7000, 0, 8), mem, {cache: 1})
     assert got == {cache: [0x7000, 0x7000 + 3 * 64]}
+
+
+@pytest.mark.parametrize("name", [
+    "hrtimer_bases[cpu0].clock_base[0].active", "vmap_nodes[3].busy.root",
+    "a b\u00e9[x]", "[0]", ".x", "plain"])
+def test_a_census_tree_name_is_a_dump_tree_name(name):
+    """--out writes each tree as a dump that rbti check reads back: the
+    names of roots found in arrays and per-CPU variables included."""
+    out = census_read.dump_name(name)
+    tree = census_read.read_census_tree(build(GOOD, 0), replace(
+        spec(), name=out)).tree
+    assert parse_dump(format_dump(tree)).name == out
+    if name == "hrtimer_bases[cpu0].clock_base[0].active":
+        assert out == "hrtimer_bases.cpu0.clock_base.0.active"
