@@ -43,9 +43,19 @@ _NODE = re.compile(rf"(node|lost) {_ID} (0|-?{_NUM}) ([RB]) {_LINK} "
                    rf"(?: (0|-?{_NUM}))?\Z", re.ASCII)
 """A well-formed node line whose numbers have at most _DIGITS digits;
 anything else takes the slow path, which names the bad field."""
-_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/-]*\Z", re.ASCII)
+_NAME_CHARS = "A-Za-z0-9_.:/-"
+_NAME = re.compile(rf"[A-Za-z0-9_][{_NAME_CHARS}]*\Z", re.ASCII)
 """A tree or aug name; ':' and '/' for trees read from kernel memory
 (``cfs/cpu0``, ``kernfs:/sys/module``)."""
+
+
+def tree_name(text: str) -> str:
+    """*text* (a tree read from kernel memory: a variable and the path to
+    a root in it, or a --root-expr) as a name :data:`_NAME` takes: an
+    index ``[i]`` becomes ``.i``, any other byte outside the set ``_``."""
+    out = re.sub(r"\[([^\]]*)\]", r".\1", text)
+    out = re.sub(rf"[^{_NAME_CHARS}]", "_", out, flags=re.ASCII)
+    return out if _NAME.match(out) else "_" + out
 
 
 class DumpError(ValueError):

@@ -11,7 +11,7 @@ import struct
 import pytest
 
 from rbtilib import checker
-from rbtilib.dump import format_dump, parse_dump
+from rbtilib.dump import format_dump, parse_dump, tree_name
 from rbtilib.record import replace
 from rbtilib.kernel import census, census_find, census_out, census_read
 from rbtilib.kernel import walk
@@ -373,10 +373,12 @@ def test_slab_pages_are_found_by_flag_and_cache(monkeypatch):
     "a b\u00e9[x]", "[0]", ".x", "plain"])
 def test_a_census_tree_name_is_a_dump_tree_name(name):
     """--out writes each tree as a dump that rbti check reads back: the
-    names of roots found in arrays and per-CPU variables included."""
-    out = census_read.dump_name(name)
+    names of roots found in arrays and per-CPU variables included (the
+    dump of a tree read from memory takes tree_name() of its spec's)."""
+    out = tree_name(name)
     tree = census_read.read_census_tree(build(GOOD, 0), replace(
-        spec(), name=out)).tree
+        spec(), name=name)).tree
+    assert tree.name == out
     assert parse_dump(format_dump(tree)).name == out
     if name == "hrtimer_bases[cpu0].clock_base[0].active":
         assert out == "hrtimer_bases.cpu0.clock_base.0.active"

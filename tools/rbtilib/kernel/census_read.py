@@ -10,8 +10,6 @@ Keys that are tuples (a name, a file and a descriptor) are replaced by
 their dense rank before the check, which keeps their order and ties.
 """
 
-import re
-
 from .. import checker
 from ..dump import format_dump
 from ..record import record, replace
@@ -45,15 +43,6 @@ STRUCTURE = Layout(DictType({}), 0)
 """A tree of unknown entries: its rb_nodes alone."""
 
 
-def dump_name(name: str) -> str:
-    """*name* (a variable and the path to a root in it) as a dump's tree
-    name, ``[A-Za-z0-9_][A-Za-z0-9_.:/-]*``: an index ``[i]`` becomes
-    ``.i``, any other byte outside the set ``_``."""
-    out = re.sub(r"\[([^\]]*)\]", r".\1", name)
-    out = re.sub(r"[^A-Za-z0-9_.:/-]", "_", out, flags=re.ASCII)
-    return out if re.match(r"[A-Za-z0-9_]", out, re.ASCII) else "_" + out
-
-
 class Specs:
     """TreeSpecs of found roots, each kind's order resolved once."""
 
@@ -85,7 +74,7 @@ class Specs:
         left = inst.root + 8 if inst.cached else None
         got = self.order(inst.kind)
         if got is None:
-            return TreeSpec(dump_name(inst.name), STRUCTURE, inst.root,
+            return TreeSpec(inst.name, STRUCTURE, inst.root,
                             lambda e, c: 0, flags=frozenset(flags | {"dup"}),
                             leftmost_slot=left, note="structure only")
         order, layout = got
@@ -93,7 +82,7 @@ class Specs:
         context = ((lambda: order.context(mem, container))
                    if order.context else (lambda: Ctx(mem)))
         flags.add("dup" if order.dup else "unique")
-        return TreeSpec(dump_name(inst.name), layout, inst.root, order.key,
+        return TreeSpec(inst.name, layout, inst.root, order.key,
                         flags=frozenset(flags), leftmost_slot=left,
                         aug_name=order.aug_name, aug=order.aug,
                         aug_rule=order.aug_rule, aug_value=order.aug_value,

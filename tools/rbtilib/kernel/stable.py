@@ -14,7 +14,7 @@ import time
 
 from .. import checker
 from ..record import record
-from ..dump import (UNKNOWN, Copy, DumpError, Node, Ref, Tree,
+from ..dump import (UNKNOWN, Copy, DumpError, Node, Ref, Tree, tree_name,
                     format_dump)
 from . import Changed
 from .walk import (MAX_DEPTH, RB_BLACK, CopySnap, Memory, Snapshot, TreeSpec,
@@ -174,7 +174,7 @@ def to_tree(snap: Snapshot, ids: dict) -> Tree:
     listed = snap.has_list()
     flags, value_name, rule, own = aug_fields(spec)
     tree = Tree(
-        name=spec.name, api=spec.api, flags=flags,
+        name=tree_name(spec.name), api=spec.api, flags=flags,
         count=snap.count if snap.count is not None else len(snap.nodes),
         root=ref(snap.root), leftmost=cache(snap.leftmost),
         rightmost=cache(snap.rightmost), height=_height(snap),
