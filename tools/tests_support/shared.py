@@ -5,6 +5,7 @@ line.  (rbti's command line is tested through rbtilib.cli, not by loading
 the tools/rbti shim.)"""
 
 from rbtilib import cli, fuzz
+from rbtilib.treerun import default_model
 from tests_support.trees import CONTRACT_TREES
 
 INFO = {info.name: info for info in CONTRACT_TREES}
@@ -20,16 +21,14 @@ def config(**kw) -> fuzz.Config:
     return fuzz.Config(**base)
 
 
-def fuzz_run(driver, cfg, names=None, model=None, tmp_path=None,
+def fuzz_run(driver, cfg, names=None, model=default_model, tmp_path=None,
              writers=None):
     """A Fuzzer of *names* (every tree of *driver* if None) on *driver*:
     (the fuzzer, its failure or None)."""
-    from rbtilib.treerun import default_model
     infos = [INFO[n] for n in names] if names else driver.trees()
     if tmp_path is not None:
         cfg.out = str(tmp_path)
-    f = fuzz.Fuzzer(driver, infos, cfg, model or default_model, log=None,
-                    writers=writers)
+    f = fuzz.Fuzzer(driver, infos, cfg, model, log=None, writers=writers)
     return f, f.run()
 
 
