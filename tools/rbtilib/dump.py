@@ -53,6 +53,8 @@ def tree_name(text: str) -> str:
     """*text* (a tree read from kernel memory: a variable and the path to
     a root in it, or a --root-expr) as a name :data:`_NAME` takes: an
     index ``[i]`` becomes ``.i``, any other byte outside the set ``_``."""
+    if _NAME.match(text):       # a name already: both rewrites are none
+        return text
     out = re.sub(r"\[([^\]]*)\]", r".\1", text)
     out = re.sub(rf"[^{_NAME_CHARS}]", "_", out, flags=re.ASCII)
     return out if _NAME.match(out) else "_" + out

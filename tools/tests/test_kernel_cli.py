@@ -32,8 +32,8 @@ def test_verify_reports_a_tree_that_changes_or_faults(error, status, text,
         if spec.name == "santos":
             raise error
         return stable.read_stable(build(GOOD, 0), walk.TreeSpec(
-            name="mainline", layout=LAYOUT, root_slot=ROOT_SLOT,
-            key=lambda e, c: e.key), attempts)
+            name="mainline", layout=walk.Layout(LAYOUT.entry, 0),
+            root_slot=ROOT_SLOT, key=lambda e, c: e.key), attempts)
     monkeypatch.setattr(driver, "Debugfs", lambda root: fake)
     monkeypatch.setattr(commands, "DrgnMemory", lambda prog: None)
     monkeypatch.setattr(commands, "read_stable", read_stable)

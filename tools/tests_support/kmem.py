@@ -61,7 +61,9 @@ def build(shape: dict, root: int | None, leftmost: int | None = None,
 
 
 def spec(**kw) -> walk.TreeSpec:
-    base = dict(name="fake", layout=LAYOUT, root_slot=ROOT_SLOT,
+    # A layout of its own: the entry span a walk learns stays with it.
+    base = dict(name="fake", layout=walk.Layout(ENTRY, 0),
+                root_slot=ROOT_SLOT,
                 key=lambda e, c: e.key)
     base.update(kw)
     return walk.TreeSpec(**base)

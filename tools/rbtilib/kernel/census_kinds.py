@@ -27,7 +27,7 @@ order and the ties of the real keys.
 from typing import Callable
 
 from ..record import record
-from .walk import s64
+from .walk import Field, s64
 
 
 class Unfit(Exception):
@@ -77,13 +77,8 @@ def _need(prog, type_name: str, *members: str) -> None:
 
 
 def _get(path: str) -> Callable:
-    parts = path.split(".")
-
-    def get(e, c):
-        for part in parts:
-            e = getattr(e, part)
-        return e
-    return get
+    """The entry's field at *path*: the walk reads it at its offset."""
+    return Field(path)
 
 
 def _offset(prog, type_name: str, member: str) -> int:

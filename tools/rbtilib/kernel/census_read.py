@@ -6,6 +6,9 @@ one read of its memory, bounded in depth and size) and the verdict
 :mod:`.stable`'s rule: two consecutive reads must agree before the tree
 is checked, and a violation counts only when a second stable read shows
 it again; a tree that never settles is *changing*, never a violation.
+Where memory reads whole pages (/proc/kcore, a core file), the second
+read of a pair is memory read again and compared with the bytes the
+first walk read (walk.read_checked), not a second walk.
 Keys that are tuples (a name, a file and a descriptor) are replaced by
 their dense rank before the check, which keeps their order and ties.
 """
@@ -16,7 +19,7 @@ from ..record import record, replace
 from . import Changed, Fault, KernelError
 from .census_kinds import KINDS, Ctx, Unfit
 from .stable import extra_violations, number, to_tree
-from .walk import DictType, Layout, TreeSpec, read_once
+from .walk import DictType, Layout, TreeSpec, read_checked
 
 
 @record
@@ -78,9 +81,11 @@ class Specs:
                             lambda e, c: 0, flags=frozenset(flags | {"dup"}),
                             leftmost_slot=left, note="structure only")
         order, layout = got
-        mem, container = self.mem, inst.container
-        context = ((lambda: order.context(mem, container))
-                   if order.context else (lambda: Ctx(mem)))
+        container = inst.container
+        # (mem: the pass's reader, so that a key's reads beyond its entry
+        # are the pass's too.)
+        context = ((lambda mem: order.context(mem, container))
+                   if order.context else Ctx)
         flags.add("dup" if order.dup else "unique")
         return TreeSpec(inst.name, layout, inst.root, order.key,
                         flags=frozenset(flags), leftmost_slot=left,
@@ -127,12 +132,14 @@ def read_tree(mem, spec: TreeSpec, attempts: int = 8,
     bound = max_nodes
     try:
         while reads < attempts:
-            snap = read_once(mem, spec, bound)
+            snap, agreed = read_checked(mem, spec, bound)
             bound = min(max_nodes, 2 * len(snap.nodes) + 1024)
             reads += 1
             if _empty(snap):        # one word read: nothing to tear
                 return Outcome("ok", 0, 0, [], None, snap, {}, None, reads)
-            if prev is None or snap.key() != prev.key():
+            if agreed:              # memory read again, the same bytes
+                reads += 1
+            elif prev is None or snap.key() != prev.key():
                 prev = snap
                 continue
             ids, tree, found = _verdict(snap)

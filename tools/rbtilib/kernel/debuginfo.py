@@ -7,7 +7,7 @@ import sys
 
 from . import Fault, KernelError
 from .vmcore import core_has_vmcoreinfo, elf_notes, patched_copy
-from .walk import PTR, Memory, TypeInfo
+from .walk import PTR, Memory, PageReads, TypeInfo
 
 
 def _drgn():
@@ -37,6 +37,12 @@ class DrgnMemory(Memory):
             return self.prog.read(addr, size)
         except (self.fault, ValueError, OverflowError):
             raise Fault(addr) from None
+
+    def pass_reader(self) -> Memory:
+        # A read of /proc/kcore costs a system call whatever its size
+        # (18-19 us for 8 to 512 bytes, 23 us for a page, in the 6.1
+        # debug guest): a pass reads whole pages.
+        return PageReads(self)
 
 
 def unalias(type_):

@@ -4,7 +4,7 @@
 from typing import Callable
 
 from . import KernelError
-from .debuginfo import DrgnMemory, DrgnType, _drgn, module_object, unalias
+from .debuginfo import DrgnType, _drgn, module_object, unalias
 from ..dump import FLAG_ORDER
 from .walk import Layout, TreeSpec, s64, u64
 
@@ -120,13 +120,12 @@ def preset_cfs(prog, args) -> list:
     base = next((m for m in ("min_vruntime", "zero_vruntime")
                  if rq_type.has_member(m)), None)
     order = "deadline" if eevdf else "vruntime"
-    mem = DrgnMemory(prog)
     out = []
     for cpu in _cpus(prog):
         cfs = per_cpu(prog["runqueues"], cpu).cfs
         root, left = _cached_root(cfs.tasks_timeline)
-        ctx = ((lambda m=getattr(cfs, base).address_: mem.int(m, 8, False))
-               if base else (lambda: 0))
+        ctx = ((lambda pmem, m=getattr(cfs, base).address_:
+                pmem.int(m, 8, False)) if base else (lambda pmem: 0))
         aug = {}
         if eevdf:
             aug = dict(aug_name="min_vruntime",

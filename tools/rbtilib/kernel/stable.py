@@ -7,7 +7,10 @@ insertion order), with the addresses in a side table (``--addresses``).
 
 A snapshot is only used when two consecutive reads agree; a violation is
 only reported when a second stable snapshot shows it again.  Otherwise
-the answer is :class:`~rbtilib.kernel.Changed`.
+the answer is :class:`~rbtilib.kernel.Changed`.  Where memory reads whole
+pages (/proc/kcore, a core file), the second read of a pair reads again
+every byte the first walk read and compares (walk.read_checked): the walk
+is a function of those bytes, so that is a second walk's answer.
 """
 
 import time
@@ -18,7 +21,7 @@ from ..dump import (UNKNOWN, Copy, DumpError, Node, Ref, Tree, tree_name,
                     format_dump)
 from . import Changed
 from .walk import (MAX_DEPTH, RB_BLACK, CopySnap, Memory, Snapshot, TreeSpec,
-                   read_once)
+                   read_checked)
 
 
 def _inorder(snap: Snapshot) -> list:
@@ -233,13 +236,15 @@ def read_stable(mem: Memory, spec: TreeSpec, attempts: int = 8,
     bound = max_nodes
     while reads < attempts:
         t0 = time.monotonic()
-        snap = read_once(mem, spec, bound)
+        snap, agreed = read_checked(mem, spec, bound)
         # A read torn by a change can wander into freed memory: bound the
         # next read by this one's size, so garbage cannot make it huge.
         bound = min(max_nodes, 2 * len(snap.nodes) + 1024)
         times["read"] += time.monotonic() - t0
         reads += 1
-        if prev is None or snap.key() != prev.key():
+        if agreed:      # memory read again: the bytes the walk read
+            reads += 1
+        elif prev is None or snap.key() != prev.key():
             prev = snap
             continue
         t0 = time.monotonic()

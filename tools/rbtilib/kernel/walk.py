@@ -37,6 +37,8 @@ MAX_DEPTH = 128
 
 PTR = 8
 RB_BLACK = 1
+PAGE = 4096
+_RB_NODE = struct.Struct("<QQQ")    # __rb_parent_color, rb_right, rb_left
 
 
 class Memory:
@@ -50,6 +52,87 @@ class Memory:
 
     def int(self, addr: int, size: int, signed: bool) -> int:
         return int.from_bytes(self.read(addr, size), "little", signed=signed)
+
+    def pass_reader(self) -> "Memory":
+        """What one pass over a tree reads through: *self*, or (where a
+        read costs the same for a word as for a page, as a read of
+        /proc/kcore or of a core file does) a :class:`PageReads` of it."""
+        return self
+
+
+class PageReads(Memory):
+    """The reads of one pass over a tree, served from whole pages of
+    *mem*: the nodes of a tree share slab pages (in a debug guest 3,000
+    kernfs nodes lay in 441 pages), and a read of /proc/kcore takes about
+    as long for a page as for a word.  A page is read once a pass and
+    never kept past it.  A page that cannot be read whole is not taken as
+    unreadable: its reads go to *mem* one by one, so faults are exactly
+    those of *mem*.  At most *cap* pages are held.
+
+    Every read served is remembered, so that :meth:`unchanged` can tell
+    whether memory still holds what the pass read."""
+
+    __slots__ = ("mem", "pages", "bad", "cap", "served", "direct", "lost")
+
+    def __init__(self, mem: Memory, cap: int = 1024) -> None:
+        self.mem, self.pages, self.bad, self.cap = mem, {}, set(), cap
+        self.served: dict = {}      # page -> [(off, end)] served from it
+        self.direct: list = []      # (addr, size, bytes or None: a fault)
+        self.lost = False           # pages dropped at the cap
+
+    def _direct(self, addr: int, size: int) -> bytes:
+        try:
+            data = self.mem.read(addr, size)
+        except Fault:
+            self.direct.append((addr, size, None))
+            raise
+        self.direct.append((addr, size, data))
+        return data
+
+    def read(self, addr: int, size: int) -> bytes:
+        page = addr & ~(PAGE - 1)
+        off = addr - page
+        if off + size > PAGE or page in self.bad:
+            return self._direct(addr, size)
+        data = self.pages.get(page)
+        if data is None:
+            try:
+                data = self.mem.read(page, PAGE)
+            except Fault:
+                self.bad.add(page)
+                return self._direct(addr, size)
+            if len(self.pages) >= self.cap:
+                self.pages.clear()
+                self.lost = True
+            self.pages[page] = data
+            self.served[page] = []
+        self.served[page].append((off, off + size))
+        return data[off:off + size]
+
+    def unchanged(self) -> bool:
+        """True if every byte the pass read reads the same again (a page
+        at a time, each read it served compared where a page differs),
+        and every read that faulted faults again.  The walk is a function
+        of the bytes it reads, so a second pass would then make the same
+        snapshot: this is that second read, without the walk."""
+        if self.lost:
+            return False
+        for page, data in self.pages.items():
+            try:
+                again = self.mem.read(page, PAGE)
+            except Fault:
+                return False
+            if again != data and any(again[lo:hi] != data[lo:hi]
+                                     for lo, hi in self.served[page]):
+                return False
+        for addr, size, data in self.direct:
+            try:
+                again = self.mem.read(addr, size)
+            except Fault:
+                again = None
+            if again != data:
+                return False
+        return True
 
 
 # --- the entry's fields, read at most once per node ---------------------
@@ -77,7 +160,8 @@ class DictType(TypeInfo):
 
 
 class _Window:
-    """The bytes of one entry read so far: [base + lo, base + hi)."""
+    """The bytes of one entry read so far: [base + lo, base + hi).
+    *used*: the fields read outside them, each read on its own."""
 
     __slots__ = ("mem", "base", "lo", "buf", "used")
 
@@ -89,12 +173,50 @@ class _Window:
             self.buf = b""      # fall back to one read per field
 
     def int(self, off: int, size: int, signed: bool) -> int:
-        self.used.append((off, off + size))
         start = off - self.lo
         if 0 <= start and start + size <= len(self.buf):
             return int.from_bytes(self.buf[start:start + size], "little",
                                   signed=signed)
+        # Outside the window: read alone, and the span grows to it.
+        self.used.append((off, off + size))
         return self.mem.int(self.base + off, size, signed)
+
+
+class Field:
+    """A key or aug that is one field of the entry, by its path of
+    members (``"shared.rb_subtree_last"``): called as any key is
+    (``(entry, ctx) -> int``), and read by the walk straight from the
+    entry's bytes at the offset :meth:`at` finds, with no Entry."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, path: str) -> None:
+        self.parts = tuple(path.split("."))
+
+    def __call__(self, e, c):
+        for part in self.parts:
+            e = getattr(e, part)
+        return e
+
+    def at(self, info: TypeInfo) -> tuple | None:
+        """(offset, size, signed) in an entry of *info*, or None if the
+        path does not end at a scalar member of it."""
+        off = 0
+        for i, part in enumerate(self.parts):
+            try:
+                moff, size, signed, sub = info.member(part)
+            except (AttributeError, LookupError, ValueError):
+                return None
+            off += moff
+            if sub is None:
+                return (off, size, signed) if i == len(self.parts) - 1 \
+                    else None
+            info = sub
+        return None
+
+
+def _fast(fn, info: TypeInfo) -> tuple | None:
+    return fn.at(info) if isinstance(fn, Field) else None
 
 
 class Entry:
@@ -134,6 +256,16 @@ class Layout:
     parent_off: int = 0         # offsets inside struct rb_node
     right_off: int = 8
     left_off: int = 16
+    # The entry bytes one read takes, [lo, hi) from the entry's start:
+    # grown by every pass to the fields its keys read (at most 512
+    # bytes), and kept for the next pass and the kind's next tree.
+    span: list = factory(list)
+
+    @property
+    def standard(self) -> bool:
+        """struct rb_node as the kernel lays it out."""
+        return (self.parent_off, self.right_off, self.left_off) == \
+            (0, 8, 16)
 
 
 @record
@@ -161,7 +293,7 @@ class TreeSpec:
     # offset of each entry's second rb_node (latch_tree_node.node[1]).
     copy1_slot: int | None = None
     copy1_off: int = 0
-    context: Callable | None = None         # () -> ctx, read per snapshot
+    context: Callable | None = None         # (mem) -> ctx, read per pass
     # The list of every node allocated for the tree, if it keeps one
     # (kmod/inspector.h: rbti_tree.all, rbti_node.list, rbti_tree.nodes):
     list_head: int | None = None            # &the struct list_head head
@@ -238,19 +370,27 @@ class Snapshot:
 
 
 def _read_node(mem: Memory, spec: TreeSpec, addr: int, ctx,
-               span: list, node_off: int | None = None) -> Raw:
+               span: list, node_off: int | None = None,
+               fast: tuple = (None, None)) -> Raw:
     """Read the rb_node at *addr* (at *node_off* in its entry: the
-    layout's, or copy 1's) and its entry's values (Fault if not)."""
+    layout's, or copy 1's) and its entry's values (Fault if not).
+    *fast*: where the key and the aug are, if each is one field
+    (:func:`_fast`)."""
     lay = spec.layout
     node_off = lay.node_off if node_off is None else node_off
     base = addr - node_off
     win = _Window(mem, base, span[0], span[1])
-    pc = win.int(node_off + lay.parent_off, PTR, False)
-    right = win.int(node_off + lay.right_off, PTR, False)
-    left = win.int(node_off + lay.left_off, PTR, False)
+    start = node_off - win.lo
+    if lay.standard and 0 <= start and start + 24 <= len(win.buf):
+        pc, right, left = _RB_NODE.unpack_from(win.buf, start)
+    else:
+        pc = win.int(node_off + lay.parent_off, PTR, False)
+        right = win.int(node_off + lay.right_off, PTR, False)
+        left = win.int(node_off + lay.left_off, PTR, False)
     entry = Entry(win, 0, lay.entry)
-    key = spec.key(entry, ctx)
-    aug = spec.aug(entry, ctx) if spec.aug else None
+    key = win.int(*fast[0]) if fast[0] else spec.key(entry, ctx)
+    aug = (win.int(*fast[1]) if fast[1] else spec.aug(entry, ctx)) \
+        if spec.aug else None
     own = spec.aug_value(entry, ctx) if spec.aug_value else None
     nid = spec.node_id(entry, ctx) if spec.node_id else None
     nxt = (win.int(spec.list_off, PTR, False)
@@ -266,7 +406,7 @@ def _read_node(mem: Memory, spec: TreeSpec, addr: int, ctx,
 
 
 def _walk(mem: Memory, spec: TreeSpec, snap, node_off: int, ctx,
-          span: list, max_nodes: int) -> None:
+          span: list, max_nodes: int, fast: tuple = (None, None)) -> None:
     """Walk from *snap.root* through child pointers only, into *snap*'s
     nodes, edges, depth, unread and error (a Snapshot or a CopySnap):
     preorder, left first, a node reached twice written as a link and not
@@ -285,7 +425,7 @@ def _walk(mem: Memory, spec: TreeSpec, snap, node_off: int, ctx,
         try:
             if addr & 3:        # rb_nodes are aligned: not a node
                 raise Fault(addr)
-            raw = _read_node(mem, spec, addr, ctx, span, node_off)
+            raw = _read_node(mem, spec, addr, ctx, span, node_off, fast)
         except Fault as e:
             snap.unread[addr] = f"unreadable ({e})"
             continue
@@ -307,7 +447,25 @@ def read_once(mem: Memory, spec: TreeSpec,
               max_nodes: int = 1 << 20) -> Snapshot:
     """Read *spec*'s tree once, through child pointers only (a latch
     tree: copy 0, then copy 1 the same way)."""
-    ctx = spec.context() if spec.context else None
+    return _read_once(mem.pass_reader(), spec, max_nodes)
+
+
+def read_checked(mem: Memory, spec: TreeSpec,
+                 max_nodes: int = 1 << 20) -> tuple:
+    """:func:`read_once`, and whether a second read agrees: True if the
+    pass read through :class:`PageReads` and memory still holds every
+    byte it read (:meth:`PageReads.unchanged`), so that a second pass
+    would make the same snapshot.  False says nothing: the caller reads
+    again.  A pass stopped by *max_nodes* is never taken as agreed (the
+    next pass may have another bound)."""
+    reader = mem.pass_reader()
+    snap = _read_once(reader, spec, max_nodes)
+    return snap, (isinstance(reader, PageReads) and snap.error != "size"
+                  and reader.unchanged())
+
+
+def _read_once(mem: Memory, spec: TreeSpec, max_nodes: int) -> Snapshot:
+    ctx = spec.context(mem) if spec.context else None
     lay = spec.layout
     root = mem.ptr(spec.root_slot)
     cached = [mem.ptr(s) if s is not None else None
@@ -315,13 +473,17 @@ def read_once(mem: Memory, spec: TreeSpec,
     count = (mem.int(spec.count_slot, PTR, False)
              if spec.count_slot is not None else None)
     snap = Snapshot(spec, root, cached[0], cached[1], count, {}, {}, {}, {})
-    span = [lay.node_off, lay.node_off + 24]
-    _walk(mem, spec, snap, lay.node_off, ctx, span, max_nodes)
+    span = lay.span
+    if not span:
+        span += [lay.node_off, lay.node_off + 24]
+    fast = (_fast(spec.key, lay.entry), _fast(spec.aug, lay.entry))
+    _walk(mem, spec, snap, lay.node_off, ctx, span, max_nodes, fast)
     if spec.list_head is not None:
-        _read_list(mem, spec, snap, ctx, span)
+        _read_list(mem, spec, snap, ctx, span, fast)
     if spec.copy1_slot is not None:
         snap.copy1 = CopySnap(mem.ptr(spec.copy1_slot), {}, {}, {}, {})
-        _walk(mem, spec, snap.copy1, spec.copy1_off, ctx, span, max_nodes)
+        _walk(mem, spec, snap.copy1, spec.copy1_off, ctx, span, max_nodes,
+              fast)
     return snap
 
 
@@ -331,7 +493,7 @@ LIST_CAP = 1 << 24
 
 
 def _read_list(mem: Memory, spec: TreeSpec, snap: Snapshot, ctx,
-               span: list) -> None:
+               span: list, fast: tuple) -> None:
     """Follow the tree's list of allocated nodes (the module's
     ``list_for_each_entry(n, &t->all, list)``) for at most the tree's own
     count of entries: listed nodes the walk did not reach become
@@ -367,7 +529,7 @@ def _read_list(mem: Memory, spec: TreeSpec, snap: Snapshot, ctx,
         raw = snap.nodes.get(addr)
         if raw is None:
             try:
-                raw = _read_node(mem, spec, addr, ctx, span)
+                raw = _read_node(mem, spec, addr, ctx, span, None, fast)
             except Fault as e:
                 snap.list_problem = (f"entry {len(snap.listed)} of the "
                                      f"list is unreadable ({e})")
