@@ -188,6 +188,7 @@ static int __init rbti_init(void)
 		return PTR_ERR(rbti_dir);
 	}
 	debugfs_create_file("trees", 0600, rbti_dir, NULL, &rbti_trees_fops);
+	rbti_stress_fault_init(rbti_dir);
 
 	for (i = 0; i < ARRAY_SIZE(rbti_trees); i++) {
 		struct rbti_tree *t = &rbti_trees[i];

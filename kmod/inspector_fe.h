@@ -149,5 +149,12 @@ extern const struct file_operations rbti_find_fops, rbti_near_fops,
 /* inspector_stress.c */
 extern const struct file_operations rbti_stress_fops;
 void rbti_stress_stop_all(void);
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+void rbti_stress_fault_init(struct dentry *dir);
+#else
+static inline void rbti_stress_fault_init(struct dentry *dir)
+{
+}
+#endif
 
 #endif /* _RBTREE_INSPECTOR_FE_H */

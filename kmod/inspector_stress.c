@@ -22,6 +22,7 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/fault-inject.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -241,6 +242,48 @@ static int rbti_stress_writer(void *arg)
 	return 0;
 }
 
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+/* Fails the stress threads' creations the debugfs attr says (DEBUGFS.md). */
+static DECLARE_FAULT_ATTR(rbti_fail_stress_spawn);
+
+/**
+ * rbti_stress_fault_init() - create the fault attr `fail_stress_spawn`
+ * @dir: the module's debugfs directory
+ *
+ * Only on kernels with CONFIG_FAULT_INJECTION_DEBUG_FS: a failure to
+ * create it leaves the module without it, as debugfs failures do.
+ */
+void rbti_stress_fault_init(struct dentry *dir)
+{
+	fault_create_debugfs_attr("fail_stress_spawn", dir,
+				  &rbti_fail_stress_spawn);
+}
+
+static bool rbti_stress_spawn_fails(void)
+{
+	return should_fail(&rbti_fail_stress_spawn, 1);
+}
+#else
+static bool rbti_stress_spawn_fails(void)
+{
+	return false;
+}
+#endif
+
+/*
+ * kthread_create() of one stress thread; or, where the fault attr
+ * `fail_stress_spawn` says so, the failure kthread_create() gives when
+ * the creating task is killed while it waits for kthreadd.
+ */
+static struct task_struct *rbti_stress_create(int (*fn)(void *),
+					      struct rbti_stress_thread *th,
+					      const char *what, int cpu)
+{
+	if (rbti_stress_spawn_fails())
+		return ERR_PTR(-EINTR);
+	return kthread_create(fn, th, "rbti-stress-%s/%d", what, cpu);
+}
+
 /*
  * Create @n threads of @fn, bound one to each online CPU (cpus_read_lock()
  * held), not yet woken. Returns 0, or the error of the first that could
@@ -260,8 +303,7 @@ static int rbti_stress_spawn(struct rbti_stress_run *r,
 			break;
 		th[i].run = r;
 		th[i].index = i;
-		th[i].task = kthread_create(fn, &th[i], "rbti-stress-%s/%d",
-					    what, cpu);
+		th[i].task = rbti_stress_create(fn, &th[i], what, cpu);
 		if (IS_ERR(th[i].task))
 			return PTR_ERR(th[i].task);
 		kthread_bind(th[i].task, cpu);

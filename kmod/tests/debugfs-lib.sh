@@ -37,10 +37,12 @@ strerror() {
 	E2BIG) echo "Argument list too long" ;;
 	EBUSY) echo "Device or resource busy" ;;
 	EEXIST) echo "File exists" ;;
+	EINTR) echo "Interrupted system call" ;;
 	EINVAL) echo "Invalid argument" ;;
 	ENOBUFS) echo "No buffer space available" ;;
 	ENODATA) echo "No data available" ;;
 	ENOENT) echo "No such file or directory" ;;
+	ENOMEM) echo "Cannot allocate memory" ;;
 	ENOSPC) echo "No space left on device" ;;
 	EPERM) echo "Operation not permitted" ;;
 	EUCLEAN) echo "Structure needs cleaning" ;;

@@ -142,8 +142,90 @@ test_stress_threads() {
 	done
 }
 
+# stress_threads_alive: how many rbti-stress kthreads exist, counted again
+# (a second at a time, five times at most) while some do: a thread that
+# kthread_stop() has ended may still be leaving the process list.
+stress_threads_alive() {
+	_tries=0
+	while :; do
+		_alive=0
+		for _comm in /proc/[0-9]*/comm; do
+			read -r _name 2>/dev/null <"$_comm" || continue
+			case $_name in
+			rbti-stress-*) _alive=$((_alive + 1)) ;;
+			esac
+		done
+		_tries=$((_tries + 1))
+		if [ "$_alive" -eq 0 ] || [ "$_tries" -ge 5 ]; then
+			break
+		fi
+		sleep 1
+	done
+	echo "$_alive"
+}
+
+# put_fd3_once DATA: put_fd3 through coreutils' printf, which makes one
+# write(2) and reports EINTR; busybox's echo writes again on EINTR.
+put_fd3_once() {
+	/usr/bin/printf %s "$1" >&3 2>"$TMP/err"
+}
+
+# The fault attr fail_stress_spawn (kernels with
+# CONFIG_FAULT_INJECTION_DEBUG_FS) fails one creation of a stress thread
+# as kthread_create() fails when its caller is killed: the write is EINTR
+# (kthread_create()'s errno, not ENOMEM), the threads already made are
+# stopped, and the next stress runs whole. Once in the readers' creation
+# (its last) and once in the writers' (the last of all), on latch, which
+# every kernel has.
+test_stress_spawn_fails() {
+	_f=$D/fail_stress_spawn
+	_desc="stress: a failed thread creation is EINTR"
+	if [ ! -d "$_f" ]; then
+		# failslab's directory proves fault injection's debugfs.
+		if [ -d /sys/kernel/debug/failslab ]; then
+			not_ok "$_desc" "no $_f, though the kernel has failslab's"
+		else
+			skip "$_desc" "this kernel has no CONFIG_FAULT_INJECTION_DEBUG_FS"
+		fi
+		return
+	fi
+	t=latch
+	_cpus=$(nproc)
+	read -r _verbose <"$_f/verbose"
+	# The failure's line in the kernel log, without a stack trace (the
+	# harness fails a boot whose log has a Call Trace).
+	echo 1 >"$_f/verbose"
+	echo 100 >"$_f/probability"
+	for _nth in "$_cpus" $((2 * _cpus)); do
+		# space N: the Nth should_fail() fails, the ones before pass.
+		echo "$_nth" >"$_f/space"
+		echo 1 >"$_f/times"
+		exec 3<>"$D/$t/stress"
+		errs "$t: stress whose thread $_nth of $((2 * _cpus)) cannot be created is EINTR" \
+			EINTR put_fd3_once 2000
+		errs "$t: ... and leaves no report (ENODATA)" ENODATA cat_fd3
+		exec 3>&-
+		is "$t: ... one failure injected, no stress thread left" \
+			"$(cat "$_f/times") $(stress_threads_alive)" "0 0"
+	done
+	exec 3<>"$D/$t/stress"
+	put_fd3 2000
+	cat_fd3 >"$TMP/stress"
+	exec 3>&-
+	is "$t: the next stress runs whole: ok, lookups, readers, writers" \
+		"$(stress_field "$TMP/stress" ok) $(stress_field "$TMP/stress" lookups) $(stress_field "$TMP/stress" readers) $(stress_field "$TMP/stress" writers)" \
+		"1 2000 $_cpus $_cpus"
+	echo 0 >"$_f/probability"
+	echo 0 >"$_f/space"
+	echo 1 >"$_f/times"
+	echo "$_verbose" >"$_f/verbose"
+	is "fail_stress_spawn is off again (probability 0), no stress thread left" \
+		"$(cat "$_f/probability") $(stress_threads_alive)" "0 0"
+}
+
 test_lockless_all() {
 	timed test_lockless_find
 	timed test_lockless_race
 	timed test_stress_threads
+	timed test_stress_spawn_fails
 }

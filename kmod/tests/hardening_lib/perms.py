@@ -14,19 +14,37 @@ import stat
 from rbtilib.driver import Debugfs, TreeInfo
 
 from .forms import tree_files
-from .kernel import DEBUGFS, PARAMS, errname
+from .kernel import DEBUGFS, FAILSLAB, PARAMS, errname
 from .procs import in_child
 from .tap import Reporter
 
 NOBODY = 65534
 PARAM_FILES = {"max_nodes", "max_total_nodes", "allow_corrupt"}
+FAULT_ATTR = "fail_stress_spawn"
+"""The module's fault attr, a directory of the debugfs root on kernels
+with CONFIG_FAULT_INJECTION_DEBUG_FS (DEBUGFS.md, "Top level")."""
+
+
+def top_level(have: set[str]) -> set[str]:
+    """The entries of the debugfs root besides the trees' directories:
+    ``trees``, and the fault attr where the kernel has fault injection's
+    debugfs (failslab's directory proves it; a kernel without failslab
+    may still have it, so there its presence is taken as it comes)."""
+    want = {"trees"}
+    if os.path.isdir(FAILSLAB) or FAULT_ATTR in have:
+        want.add(FAULT_ATTR)
+    return want
 
 
 def every_file(dfs: Debugfs, infos: list[TreeInfo]) -> list[str]:
-    """The top-level file, every per-tree file, the module parameters."""
+    """The top-level file, every per-tree file, the fault attr's files
+    (if any), the module parameters."""
     out = [dfs.path(None, "trees")]
     for info in infos:
         out += [dfs.path(info.name, f) for f in sorted(tree_files(info))]
+    attr = os.path.join(dfs.root, FAULT_ATTR)
+    if os.path.isdir(attr):
+        out += [os.path.join(attr, f) for f in sorted(os.listdir(attr))]
     out += [os.path.join(PARAMS, p) for p in sorted(PARAM_FILES)]
     return out
 
@@ -40,11 +58,13 @@ def run(rep: Reporter, dfs: Debugfs, infos: list[TreeInfo]) -> None:
             bad.append(f"{info.name}: files {sorted(have)}, expected "
                        f"{sorted(tree_files(info))}")
     have = set(os.listdir(dfs.root)) - {i.name for i in dfs.trees()}
-    if have != {"trees"}:
-        bad.append(f"top level: unexpected entries {sorted(have)}")
-    rep.expect(bad, "debugfs holds exactly trees and each tree's files (ten, "
-               "overlap on interval trees, stress on latch and lockless "
-               "ones)")
+    if have != top_level(have):
+        bad.append(f"top level: entries {sorted(have)}, expected "
+                   f"{sorted(top_level(have))}")
+    rep.expect(bad, "debugfs holds exactly trees, the fault attr "
+               f"{FAULT_ATTR} where the kernel has fault injection's "
+               "debugfs, and each tree's files (ten, overlap on interval "
+               "trees, stress on latch and lockless ones)")
     paths = every_file(dfs, infos)
     bad = []
     for path in paths:
