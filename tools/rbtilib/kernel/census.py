@@ -229,9 +229,10 @@ def run_census(prog, mem, args, finder: Finder | None = None,
             child(f, inst, out.snap, spec)
             queue += [i for i in list(f.found.values())[before:]
                       if i is not None and _selected(i.kind, wanted)]
-        show.show(f"{len(results)}/{len(queue)} trees, "
-                  f"{sum(s.nodes for s in stats.values())} nodes, "
-                  f"{time.monotonic() - t0:.1f}s")
+        if show.on:
+            show.show(f"{len(results)}/{len(queue)} trees, "
+                      f"{sum(s.nodes for s in stats.values())} nodes, "
+                      f"{time.monotonic() - t0:.1f}s")
     show.done()
     missing = _missing(prog, stats, specs, f, wanted)
     return Census(stats, results, missing, f.notes + [

@@ -67,14 +67,15 @@ class PageReads(Memory):
     as long for a page as for a word.  A page is read once a pass and
     never kept past it.  A page that cannot be read whole is not taken as
     unreadable: its reads go to *mem* one by one, so faults are exactly
-    those of *mem*.  At most *cap* pages are held.
+    those of *mem*.  At most *cap* pages (16 MiB) are held: a larger
+    tree's pass drops them and its pair is two walks.
 
     Every read served is remembered, so that :meth:`unchanged` can tell
     whether memory still holds what the pass read."""
 
     __slots__ = ("mem", "pages", "bad", "cap", "served", "direct", "lost")
 
-    def __init__(self, mem: Memory, cap: int = 1024) -> None:
+    def __init__(self, mem: Memory, cap: int = 4096) -> None:
         self.mem, self.pages, self.bad, self.cap = mem, {}, set(), cap
         self.served: dict = {}      # page -> [(off, end)] served from it
         self.direct: list = []      # (addr, size, bytes or None: a fault)
