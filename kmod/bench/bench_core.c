@@ -20,6 +20,9 @@
  *	open_cmp_first	open_cmp whose find returns the first of equal
  *			keys (Santos's find on a tree with equal keys)
  *	mainline	6.1's rb_add() and rb_find() (no "greater" helper)
+ *	mainline_u	mainline for a unique tree: rb_find_add(), which
+ *			returns an equal key instead of linking the node,
+ *			and rb_find()
  *	ovs_inline	Overstreet's _rb_insert_allow_dup(), _rb_search(),
  *			_rb_find_first_greater()
  *	ovs_ool		Overstreet's out-of-line rb_insert_allow_dup(),
@@ -225,6 +228,8 @@ BENCH_VARIANT(open_cmp_first, bench_open_cmp_insert, bench_open_cmp_first_find,
 	      bench_open_cmp_greater, bench_plain_erase, bench_plain_walk)
 BENCH_VARIANT(mainline, bench_mainline_insert, bench_mainline_find, NULL,
 	      bench_plain_erase, bench_plain_walk)
+BENCH_VARIANT(mainline_u, bench_mainline_u_insert, bench_mainline_find, NULL,
+	      bench_plain_erase, bench_plain_walk)
 BENCH_VARIANT(ovs_inline, bench_ovs_inline_insert, bench_ovs_inline_find,
 	      bench_ovs_inline_greater, bench_plain_erase, bench_ovs_walk)
 BENCH_VARIANT(ovs_ool, bench_ovs_ool_insert, bench_ovs_ool_find,
@@ -268,6 +273,7 @@ static const struct bench_variant bench_variants[] = {
 	{ "open_cmp_u",	bench_open_cmp_u_loop,	true,	false,	false },
 	{ "open_cmp_first", bench_open_cmp_first_loop, true, false,	false },
 	{ "mainline",	bench_mainline_loop,	false,	false,	false },
+	{ "mainline_u",	bench_mainline_u_loop,	false,	false,	false },
 	{ "ovs_inline",	bench_ovs_inline_loop,	true,	false,	false },
 	{ "ovs_ool",	bench_ovs_ool_loop,	true,	false,	false },
 	{ "santos",	bench_santos_loop,	true,	false,	false },

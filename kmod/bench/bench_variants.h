@@ -297,6 +297,25 @@ static BENCH_ENTRY struct bench_obj *bench_mainline_find(struct bench_tree *t,
 			     struct bench_obj, node);
 }
 
+/*
+ * --- mainline_u: rb_find_add(), mainline's unique insert ---
+ *
+ * An equal key is returned, not linked: the insert of a unique tree, with
+ * the three-way comparison of mainline's find, here on two nodes.  Find,
+ * erase and walk are mainline's.
+ */
+static __always_inline int bench_mainline_node_cmp(struct rb_node *a,
+						   const struct rb_node *b)
+{
+	return bench_cmp_keys(bench_obj_of(a)->key, bench_obj_of(b)->key);
+}
+
+static BENCH_ENTRY void bench_mainline_u_insert(struct bench_tree *t,
+						struct bench_obj *obj)
+{
+	rb_find_add(&obj->node, &t->root, bench_mainline_node_cmp);
+}
+
 /* --- Overstreet: one node comparison, inline or through the pointer --- */
 
 static int bench_ovs_cmp(const struct rb_node *l, const struct rb_node *r)

@@ -2,7 +2,10 @@
 
 Every figure of the paragraph is read from a page a command of the
 repository writes: docs/generated/bench.md (make bench: instruction counts
-under valgrind and paired time ratios, the Santos hint against no hint) and
+under valgrind and paired time ratios: the generic API against the
+open-coded loop and against mainline's helper with the same semantics,
+rb_find_add() for the unique insert and rb_add() for the insert that keeps
+equal keys; the Santos hint against no hint) and
 docs/generated/hint-climb.md (kmod/tests/user-hints/run --doc: parent reads
 per hinted climb).  gen-series calls cost_paragraph(), so a bench run that
 changes a figure changes the generated cover letter, and make test's series
@@ -133,6 +136,18 @@ def ir(table: Table, variant: str, op: str) -> int:
     return int(number(rows[0][op]))
 
 
+def bcm(table: Table, variant: str, op: str) -> str:
+    """Simulated conditional mispredicts per operation of VARIANT's OP, as
+    the page writes them ("7.1")."""
+    rows = table.select(variant=f"`{variant}`")
+    if not rows:
+        raise FigureError(f"bench.md: no instructions row for {variant}")
+    cell = rows[0][op]
+    if "/" not in cell:
+        raise FigureError(f"bench.md: {variant} {op} '{cell}' has no mispredicts")
+    return f"{number(cell.split('/')[1]):.1f}"
+
+
 def ratios(table: Table, variant: str, op: str) -> tuple[list[float], int]:
     """Every build's and size's time ratio of VARIANT's OP, and how many are bold."""
     rows = table.select(variant=f"`{variant}`", op=op)
@@ -140,6 +155,25 @@ def ratios(table: Table, variant: str, op: str) -> tuple[list[float], int]:
         raise FigureError(f"bench.md: no ratio row for {variant} {op}")
     found = time_cells(rows)
     return [number(cell) for cell in found], sum(cell.startswith("**") for cell in found)
+
+
+def based(table: Table, variant: str, op: str, base: str) -> tuple[list[float], int]:
+    """ratios() of VARIANT's OP in the row whose baseline is BASE."""
+    rows = table.select(variant=f"`{variant}`", op=op, baseline=f"`{base}`")
+    if not rows:
+        raise FigureError(f"bench.md: no ratio row for {variant} {op} against {base}")
+    found = time_cells(rows)
+    return [number(cell) for cell in found], sum(cell.startswith("**") for cell in found)
+
+
+def floor_words(*found: tuple[list[float], int]) -> str:
+    """Whether the ratios of FOUND (values, how many bold) are inside the
+    run's noise floor, or how many are not."""
+    total = sum(len(values) for values, _ in found)
+    bold = sum(count for _, count in found)
+    if not bold:
+        return "inside the noise floor"
+    return f"{bold} of {total} ratios outside the noise floor"
 
 
 def builds(table: Table) -> str:
@@ -188,7 +222,7 @@ def cost_paragraph(bench: str | None = None, hints: str | None = None) -> str:
         raise FigureError(f"bench.md: machine '{run['machine']}' names no CPU count or gcc")
     count, profile, size = counts(page)
     same = find(page, "bench.md", "Generic APIs against the open-coded loop making the same decisions")
-    form = find(page, "bench.md", "Generic APIs against the open-coded loop with the same comparison form")
+    helper = find(page, "bench.md", "Generic APIs against mainline's helper with the same semantics")
     ool = find(page, "bench.md", "Out-of-line penalty")
     hint = find(page, "bench.md", "Santos `insert_near()`/`find_near()`")
     nodes = re.search(r"tree of (\d+) nodes", hint.caption)
@@ -209,6 +243,12 @@ def cost_paragraph(bench: str | None = None, hints: str | None = None) -> str:
     else:
         verdict = ("inside the run's noise floor: LWN's 2012 question has the answer that the "
                    "layer costs nothing over a hand-written walk")
+    # The generic API against mainline's helper of the same semantics: the
+    # unique insert against rb_find_add() (mainline_u), the insert keeping
+    # equal keys against rb_add() (mainline), the find against rb_find().
+    unique_insert = based(helper, "santos", "insert", "mainline_u")
+    unique_find = based(helper, "santos", "find_hit", "mainline")
+    dup_insert = based(helper, "santos_dup", "insert", "mainline")
     by_profile = {p: [r for r in ool.select() if r[ool.header[0]].startswith(p)]
                   for p in ("retpoline,", "retpoline+rethunk")}
     ool_ir = {p: [number(r["+Ir/op"]) for r in rows] for p, rows in by_profile.items()}
@@ -233,18 +273,23 @@ def cost_paragraph(bench: str | None = None, hints: str | None = None) -> str:
         f"instructions per insert and {ir(count, 'santos', 'find_hit')} per "
         f"successful find, against {ir(count, 'open_cmp_u', 'insert')} and "
         f"{ir(count, 'open_cmp_u', 'find_hit')} for the open-coded loop that decides "
-        f"on the same three-way comparison and {ir(count, 'mainline', 'insert')} and "
-        f"{ir(count, 'mainline', 'find_hit')} for rb_add() and rb_find() (rb_add() "
-        f"keeps duplicates; mainline's unique insert, rb_find_add(), is not "
-        f"in this run), in "
-        f"{span(santos_same)} that loop's time, {verdict}.  The three-way "
-        f"comparison makes an insert dearer than rb_add()'s less() "
-        f"({span(ratios(form, 'santos', 'insert')[0])} a branch-free open-coded "
-        f"loop's time, against {span(ratios(form, 'mainline', 'insert')[0])} for "
-        f"rb_add()) and a find cheaper than rb_find() "
-        f"({span(ratios(form, 'santos', 'find_hit')[0])} against "
-        f"{span(ratios(form, 'mainline', 'find_hit')[0])}); the leftmost and count "
-        f"caches add {ir(count, 'santos_lc', 'insert') - ir(count, 'santos', 'insert')} "
+        f"on the same three-way comparison and {ir(count, 'mainline_u', 'insert')} and "
+        f"{ir(count, 'mainline', 'find_hit')} for mainline's rb_find_add() and "
+        f"rb_find(), in {span(santos_same)} that loop's time, {verdict}.  Against "
+        f"mainline's helper with the same semantics, the unique insert takes "
+        f"{span(unique_insert[0])} the time of rb_find_add(), which also refuses an "
+        f"equal key ({floor_words(unique_insert)}), and the find "
+        f"{span(unique_find[0])} that of rb_find(), which tests for equality last "
+        f"({bcm(count, 'mainline', 'find_hit')} simulated mispredicts per find "
+        f"against {bcm(count, 'santos', 'find_hit')}; {floor_words(unique_find)}).  "
+        f"Without RB_UNIQUE_KEYS the insert "
+        f"runs {ir(count, 'santos_dup', 'insert')} instructions and "
+        f"{bcm(count, 'santos_dup', 'insert')} mispredicts against "
+        f"{ir(count, 'mainline', 'insert')} and {bcm(count, 'mainline', 'insert')} "
+        f"for rb_add(), which keeps equal keys too and branches on a bool less(), "
+        f"in {span(dup_insert[0])} its time ({floor_words(dup_insert)}).  The "
+        f"leftmost and count caches add "
+        f"{ir(count, 'santos_lc', 'insert') - ir(count, 'santos', 'insert')} "
         f"instructions per insert.  A hint d{NBSP}positions from the key costs a climb "
         f"of {reads[1]:.2f} parent reads on average at d = 1 and log2(d) + "
         f"{span(extra, '{:.2f}', ' to ')} for d = {near[0]} to {near[-1]} "

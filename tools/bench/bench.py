@@ -36,8 +36,8 @@ SHORT_LIMIT = 120
 """Seconds for a program that should take a moment (insmod, a probe run)."""
 # Variants built both in the kernel and in userspace (bsd: userspace only).
 KERNEL_VARIANTS = {"open", "open_bf", "open_cmp", "open_cmp_u", "open_cmp_first",
-                   "mainline", "ovs_inline", "ovs_ool", "santos", "santos_lc",
-                   "santos_dup"}
+                   "mainline", "mainline_u", "ovs_inline", "ovs_ool", "santos",
+                   "santos_lc", "santos_dup"}
 
 
 def _sizes(text: str) -> list[int]:

@@ -54,6 +54,23 @@ def test_each_count_comes_from_its_row():
     assert f"caches add {lc_insert - 917} instructions per insert" in text
 
 
+def test_the_unique_inserts_baseline_is_rb_find_add():
+    """The unique insert is measured against rb_find_add() (mainline_u), the
+    insert that keeps equal keys against rb_add() (mainline)."""
+    page = edit_cell(BENCH, ("`mainline_u`",), 1, lambda cell: "917 / 7.0")
+    text = flat(figures.cost_paragraph(page, CLIMB))
+    assert "917 and 130 for mainline's rb_find_add() and rb_find()" in text
+    helper = figures.find(figures.tables(BENCH), "bench.md",
+                          "Generic APIs against mainline's helper")
+    values = [figures.number(c) for c in figures.time_cells(
+        helper.select(variant="`santos`", op="insert", baseline="`mainline_u`"))]
+    assert len(values) == 6
+    assert (f"the unique insert takes {min(values):.2f}x-{max(values):.2f}x the time "
+            "of rb_find_add()") in text
+    page = edit_cell(BENCH, ("`mainline`",), 1, lambda cell: "918 / 7.1")
+    assert "against 918 and 7.1 for rb_add()" in flat(figures.cost_paragraph(page, CLIMB))
+
+
 def test_ranges_span_every_build_and_size():
     text = flat(figures.cost_paragraph(BENCH, CLIMB))
     # santos against open_cmp_u, insert and find_hit, three builds, two N.
@@ -101,6 +118,9 @@ def test_the_sizes_timed_are_the_ratio_tables_columns():
     ("Out-of-line penalty", "no table under 'Out-of-line penalty'"),
     ("Santos `insert_near()`/`find_near()`", "no table under 'Santos"),
     ("| `santos_lc` |", "no instructions row for santos_lc"),
+    ("| `mainline_u` |", "no instructions row for mainline_u"),
+    ("Generic APIs against mainline's helper", "no table under 'Generic APIs against "
+     "mainline's helper"),
 ])
 def test_a_missing_table_or_row_is_an_error(cut, message):
     page = "\n".join(line for line in BENCH.split("\n") if not line.startswith(cut))

@@ -20,7 +20,8 @@ from .results import OPS, ORDERS
 PROFILE_NAMES = {"none": "none", "retpoline": "retpoline",
                  "rethunk": "retpoline+rethunk (safe RET)"}
 # Generic APIs an "inline" claim is about, and the out-of-line pair.
-INLINE_GENERIC = ("mainline", "ovs_inline", "santos", "santos_lc", "santos_dup")
+INLINE_GENERIC = ("mainline", "mainline_u", "ovs_inline", "santos", "santos_lc",
+                  "santos_dup")
 COUNT_COLS = ("Ir", "Bc", "Bcm", "Bi", "Bim", "D1m", "LLm")
 
 
@@ -266,8 +267,8 @@ def write_all(out: Path, name: str, env: dict, data: dict[str, dict],
 
 
 VARIANTS = ("open", "open_bf", "open_cmp", "open_cmp_u", "open_cmp_first",
-            "mainline", "ovs_inline", "ovs_ool", "santos", "santos_lc",
-            "santos_dup", "bsd")
+            "mainline", "mainline_u", "ovs_inline", "ovs_ool", "santos",
+            "santos_lc", "santos_dup", "bsd")
 
 # The open-coded loop that makes a generic operation's decisions, in its
 # order, on the same three-way comparison: (variant, op) -> baseline.
@@ -277,7 +278,30 @@ CMP_BASE = {("ovs_inline", "find_hit"): "open_cmp_u",
             ("santos_lc", "insert"): "open_cmp_u",
             ("santos_lc", "find_hit"): "open_cmp_u",
             ("santos_dup", "find_hit"): "open_cmp_first",
-            ("bsd", "insert"): "open_cmp_u"}
+            ("bsd", "insert"): "open_cmp_u",
+            ("mainline_u", "insert"): "open_cmp_u"}
+
+# The mainline helper with a generic operation's semantics, (variant, op)
+# -> baseline: an insert that refuses an equal key against rb_find_add()
+# (mainline_u), one that keeps equal keys against rb_add() (mainline), a
+# find of the one equal key against rb_find().  The find of the first of
+# equal keys (santos_dup's) has no mainline variant in the run.
+MAINLINE_BASE = {("ovs_inline", "insert"): "mainline",
+                 ("ovs_inline", "find_hit"): "mainline",
+                 ("santos", "insert"): "mainline_u",
+                 ("santos", "find_hit"): "mainline",
+                 ("santos_lc", "insert"): "mainline_u",
+                 ("santos_lc", "find_hit"): "mainline",
+                 ("santos_dup", "insert"): "mainline",
+                 ("bsd", "insert"): "mainline_u",
+                 ("bsd", "find_hit"): "mainline"}
+
+# The generic APIs of the ratio tables, with their operations: mainline_u's
+# find is mainline's, so only its insert has a row.
+RATIO_ROWS = (("mainline", ("insert", "find_hit")), ("mainline_u", ("insert",)),
+              ("ovs_inline", ("insert", "find_hit")), ("santos", ("insert", "find_hit")),
+              ("santos_lc", ("insert", "find_hit")), ("santos_dup", ("insert", "find_hit")),
+              ("bsd", ("insert", "find_hit")))
 
 
 def load_cells(path: Path) -> list:
@@ -350,24 +374,29 @@ def readme(out: Path, name: str, profile: str, count_n: int) -> str:
            f"operation (N = {count_n}) and time ratio [95 % interval], random keys; "
            "**bold**: interval outside the build's noise floor:", "",
            _md(["profile, comparison", "op", "+Ir/op", *(f"N={n}" for n in sizes)], body)]
-    for bases, what in (
-            ({"arith": "open_bf", "branchy": "open"},
+    form = {"arith": "open_bf", "branchy": "open"}
+    for base_of, what in (
+            (lambda v, op, cmp: form[cmp],
              "the open-coded loop with the same comparison form (`open_bf` for "
              "branch-free, `open` for if-chain)"),
-            ({"arith": "open_cmp", "branchy": "open_cmp"},
+            (lambda v, op, cmp: CMP_BASE.get((v, op), "open_cmp"),
              "the open-coded loop making the same decisions in the same order "
              "on the same three-way comparison as their callbacks (`open_cmp`; "
              "`open_cmp_u` for a unique tree's insert and find, `open_cmp_first` "
-             "for a find of the first equal key)")):
+             "for a find of the first equal key)"),
+            (lambda v, op, cmp: MAINLINE_BASE.get((v, op)),
+             "mainline's helper with the same semantics (a unique insert, which "
+             "refuses an equal key, against `rb_find_add()`, `mainline_u`; an insert "
+             "that keeps equal keys against `rb_add()`, `mainline`; a find against "
+             "`rb_find()`; a find of the first equal key has none here)")):
         body = []
         for lb in labels:
             prof, cmp = lb.split("/")
-            for v in ("mainline", "ovs_inline", "santos", "santos_lc", "santos_dup",
-                      "bsd"):
-                for op in ("insert", "find_hit"):
-                    base = bases[cmp]
-                    if base == "open_cmp":
-                        base = CMP_BASE.get((v, op), base)
+            for v, v_ops in RATIO_ROWS:
+                for op in v_ops:
+                    base = base_of(v, op, cmp)
+                    if base is None or base == v:
+                        continue
                     rs = stats.ratios(cells[lb], v, base)
                     a = cnt.get((prof, cmp, v, op, "random", count_n))
                     b = cnt.get((prof, cmp, base, op, "random", count_n))

@@ -173,7 +173,7 @@ def test_check_rejects_a_guest_whose_digest_differs(tmp_path) -> None:
 
     bench = Path(__file__).resolve().parent.parent / "bench.py"
     variants = ["open", "open_bf", "open_cmp", "open_cmp_u", "open_cmp_first",
-                "mainline", "ovs_inline",
+                "mainline", "mainline_u", "ovs_inline",
                 "ovs_ool", "santos", "santos_lc", "santos_dup"]
     lines = ["rbtree-bench 1", *(f"variant {v}" for v in variants),
              *(cell(v, 0, 1) for v in variants), "end"]
