@@ -226,6 +226,18 @@ def test_run_in_guest_flavours_are_listed():
     assert shown and all(set(s.split("|")) == flavours for s in shown), shown
 
 
+@pytest.mark.parametrize("args, rc", [(["--help"], 0), (["-h"], 0),
+                                      (["--bogus"], 1)])
+def test_bench_answers_help_without_running(args, rc):
+    """qemu/bench --help prints its header and runs nothing (it once
+    started a full benchmark); an unknown option is an error."""
+    got = subprocess.run([str(REPO / "qemu" / "bench"), *args],
+                         capture_output=True, text=True, timeout=60)
+    assert got.returncode == rc
+    assert (got.stdout.startswith("bench [--smoke]:") if rc == 0
+            else "unknown option '--bogus'" in got.stderr)
+
+
 @pytest.mark.parametrize("flavour", ["stock"])
 def test_make_run_s_flavour_is_the_makefile_s(flavour):
     """What docs/testing.md says make run boots is the Makefile's FLAVOUR."""
