@@ -229,6 +229,8 @@ struct rbti_text;
 
 /**
  * struct rbti_tree - one inspected tree and its debugfs state
+ * @cached: @root and @leftmost as the struct rb_root_cached they are laid
+ *	out as, for the APIs that keep the kernel's own leftmost cache
  * @root: the tree
  * @leftmost: first node, kept by the API if @ops has %RBTI_LEFTMOST
  * @rightmost: last node, kept by the API if @ops has %RBTI_RIGHTMOST
