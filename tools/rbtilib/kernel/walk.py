@@ -216,8 +216,13 @@ class Field:
         return None
 
 
-def _fast(fn, info: TypeInfo) -> tuple | None:
-    return fn.at(info) if isinstance(fn, Field) else None
+def _fast(spec: "TreeSpec") -> tuple:
+    """Once a pass, not once a node: (the key's field, the aug's field,
+    each (offset, size, signed) or None; the rb_node laid out as the
+    kernel's)."""
+    info = spec.layout.entry
+    return tuple(fn.at(info) if isinstance(fn, Field) else None
+                 for fn in (spec.key, spec.aug)) + (spec.layout.standard,)
 
 
 class Entry:
@@ -372,17 +377,18 @@ class Snapshot:
 
 def _read_node(mem: Memory, spec: TreeSpec, addr: int, ctx,
                span: list, node_off: int | None = None,
-               fast: tuple = (None, None)) -> Raw:
+               fast: tuple = (None, None, False)) -> Raw:
     """Read the rb_node at *addr* (at *node_off* in its entry: the
     layout's, or copy 1's) and its entry's values (Fault if not).
-    *fast*: where the key and the aug are, if each is one field
-    (:func:`_fast`)."""
+    *fast*: what a pass finds once (:func:`_fast`): where the key and the
+    aug are, if each is one field, and whether the rb_node is laid out
+    as the kernel's."""
     lay = spec.layout
     node_off = lay.node_off if node_off is None else node_off
     base = addr - node_off
     win = _Window(mem, base, span[0], span[1])
     start = node_off - win.lo
-    if lay.standard and 0 <= start and start + 24 <= len(win.buf):
+    if fast[2] and 0 <= start and start + 24 <= len(win.buf):
         pc, right, left = _RB_NODE.unpack_from(win.buf, start)
     else:
         pc = win.int(node_off + lay.parent_off, PTR, False)
@@ -407,7 +413,8 @@ def _read_node(mem: Memory, spec: TreeSpec, addr: int, ctx,
 
 
 def _walk(mem: Memory, spec: TreeSpec, snap, node_off: int, ctx,
-          span: list, max_nodes: int, fast: tuple = (None, None)) -> None:
+          span: list, max_nodes: int,
+          fast: tuple = (None, None, False)) -> None:
     """Walk from *snap.root* through child pointers only, into *snap*'s
     nodes, edges, depth, unread and error (a Snapshot or a CopySnap):
     preorder, left first, a node reached twice written as a link and not
@@ -477,7 +484,7 @@ def _read_once(mem: Memory, spec: TreeSpec, max_nodes: int) -> Snapshot:
     span = lay.span
     if not span:
         span += [lay.node_off, lay.node_off + 24]
-    fast = (_fast(spec.key, lay.entry), _fast(spec.aug, lay.entry))
+    fast = _fast(spec)
     _walk(mem, spec, snap, lay.node_off, ctx, span, max_nodes, fast)
     if spec.list_head is not None:
         _read_list(mem, spec, snap, ctx, span, fast)
