@@ -251,6 +251,9 @@ struct rbti_text;
  *	lockless finds with acquire semantics.
  * @gate: a `corrupt` of a lockless tree is waiting for the lockless
  *	finds in progress: new ones take @lock instead
+ * @broken_node: the node whose links a `corrupt parent`, `detach`,
+ *	`share` or `cycle` broke, until `corrupt erase` or `clear`: the
+ *	one node `corrupt erase` may erase (NULL: none)
  * @inserts: nodes inserted (replacements included)
  * @erases: nodes erased
  * @qlock: protects @finds, @nears, @lockless_finds, @retries, @found and
@@ -299,6 +302,7 @@ struct rbti_tree {
 	bool corrupt;
 	unsigned int broken;
 	bool gate;
+	struct rbti_node *broken_node;
 	u64 inserts, erases, overlaps;
 	spinlock_t qlock;	/* protects the query counters and results */
 	u64 finds, nears, lockless_finds, retries;

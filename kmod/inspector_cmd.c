@@ -154,6 +154,7 @@ void rbti_free_all(struct rbti_tree *t)
 	t->leftmost = NULL;
 	t->rightmost = NULL;
 	t->count = 0;
+	t->broken_node = NULL;
 }
 
 /* --- Operations, tree locked --- */

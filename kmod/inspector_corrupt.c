@@ -188,6 +188,57 @@ static const struct rbti_corruption rbti_corruptions[] = {
 	{ "cycle",	1, 0,		RBTI_LINK_CHILD, rbti_break_cycle },
 };
 
+/*
+ * Lockless finds of @t may be walking it: new ones take the lock (held)
+ * instead, and a grace period waits out the others, so that none runs
+ * while a link or a key changes under it.
+ */
+static void rbti_gate_close(struct rbti_tree *t)
+{
+	if (rbti_lockless(t->ops->flags)) {
+		WRITE_ONCE(t->gate, true);
+		synchronize_rcu();
+	}
+}
+
+static void rbti_gate_open(struct rbti_tree *t)
+{
+	/* A lockless find that sees the gate open sees the change. */
+	smp_store_release(&t->gate, false);
+}
+
+/*
+ * `corrupt erase`: the write that CONFIG_DEBUG_RBTREE is there to catch.
+ * rb_erase() of the node a link corruption broke, from the root (the copy,
+ * on a latch tree) it was broken in: its checks must find the broken link
+ * before rebalancing follows it, report it naming the node, and leave the
+ * tree as it was. Without them the erase would follow the broken links,
+ * so the command exists only on kernels with DEBUG_RBTREE. Once a
+ * corruption; the node stays on the tree's list, which `clear` frees.
+ */
+static int rbti_corrupt_erase(struct rbti_tree *t, char *buf)
+{
+	struct rbti_node *n;
+	int ret = -ENOENT;
+
+	if (rbti_token(&buf))
+		return -EINVAL;
+	if (!IS_ENABLED(CONFIG_DEBUG_RBTREE))
+		return -EOPNOTSUPP;
+	mutex_lock(&t->lock);
+	n = t->broken_node;
+	if (n) {
+		rbti_gate_close(t);
+		rb_erase(&n->rb, rbti_root(t, 0));
+		t->broken_node = NULL;
+		t->gen++;
+		rbti_gate_open(t);
+		ret = 0;
+	}
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
 static int rbti_corrupt(struct rbti_tree *t, char *buf)
 {
 	const struct rbti_corruption *c = NULL;
@@ -200,6 +251,8 @@ static int rbti_corrupt(struct rbti_tree *t, char *buf)
 	if (!READ_ONCE(allow_corrupt))
 		return -EPERM;
 	cmd = rbti_token(&buf);
+	if (cmd && !strcmp(cmd, "erase"))
+		return rbti_corrupt_erase(t, buf);
 	for (i = 0; cmd && i < ARRAY_SIZE(rbti_corruptions); i++)
 		if (!strcmp(cmd, rbti_corruptions[i].name))
 			c = &rbti_corruptions[i];
@@ -218,24 +271,17 @@ static int rbti_corrupt(struct rbti_tree *t, char *buf)
 		if (!n)
 			goto unlock;
 	}
-	/*
-	 * Lockless finds of this tree may be walking it: new ones take the
-	 * lock (held) instead, and a grace period waits out the others, so
-	 * that none runs while a link or a key changes under it.
-	 */
-	if (rbti_lockless(t->ops->flags)) {
-		WRITE_ONCE(t->gate, true);
-		synchronize_rcu();
-	}
+	rbti_gate_close(t);
 	ret = c->apply(t, n, args[1]);
 	if (!ret) {
 		t->corrupt = true;
 		/* Ordered after the change, for rbti_queries_safe(). */
 		smp_store_release(&t->broken, c->breaks);
+		if (c->breaks & (RBTI_LINK_CHILD | RBTI_LINK_PARENT))
+			t->broken_node = n;
 		t->gen++;
 	}
-	/* A lockless find that sees the gate open sees the change. */
-	smp_store_release(&t->gate, false);
+	rbti_gate_open(t);
 unlock:
 	mutex_unlock(&t->lock);
 	return ret;

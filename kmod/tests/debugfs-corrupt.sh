@@ -373,3 +373,32 @@ test_corrupt_queries() {
 	is "interval: check still names the parent" "$(check_class "$t")" parent
 	put "$D/$t/clear" 1
 }
+
+# `corrupt erase` (DEBUGFS.md): the write DEBUG_RBTREE must catch, so it
+# exists only where the kernel has DEBUG_RBTREE; there it erases only the
+# node a link corruption broke. kmod/patches/debug-rbtree-test, on the
+# patched kernel of `make patches`, erases for real.
+test_corrupt_erase() {
+	t=mainline
+	fill "$t"
+	echo 0 >"$P/allow_corrupt"
+	put_err "corrupt erase without allow_corrupt is EPERM" EPERM "$D/$t/corrupt" erase
+	echo 1 >"$P/allow_corrupt"
+	put_err "corrupt erase with a key is EINVAL" EINVAL "$D/$t/corrupt" "erase 8"
+	if grep -qw __rb_node_valid_or_report /proc/kallsyms; then
+		put_err "DEBUG_RBTREE: corrupt erase of an intact tree is ENOENT" \
+			ENOENT "$D/$t/corrupt" erase
+		put "$D/$t/corrupt" "color 8"
+		put_err "DEBUG_RBTREE: corrupt erase after a corruption of no link is ENOENT" \
+			ENOENT "$D/$t/corrupt" erase
+	else
+		put "$D/$t/corrupt" "parent 8"
+		_before=$(cat "$D/$t/dump")
+		put_err "corrupt erase without DEBUG_RBTREE is EOPNOTSUPP" \
+			EOPNOTSUPP "$D/$t/corrupt" erase
+		is "corrupt erase without DEBUG_RBTREE leaves the tree as it was" \
+			"$(cat "$D/$t/dump")" "$_before"
+	fi
+	put "$D/$t/clear" 1
+	echo 0 >"$P/allow_corrupt"
+}

@@ -533,6 +533,7 @@ else
 	timed test_corrupt_denied
 	timed test_corrupt_classes
 	timed test_corrupt_errnos
+	timed test_corrupt_erase
 	timed test_shape
 	timed test_corrupt_queries
 	timed test_dup_order
