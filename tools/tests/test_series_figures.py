@@ -211,3 +211,43 @@ def test_the_library_authors_are_those_maintainers_lists(tmp_path):
                                           "M:\tBob Bee <bob@new.example>\n")
     assert cc.library_authors(tmp_path) == ["Ann Old <ann@now.example>",
                                             "Bob Bee <bob@new.example>"]
+
+
+class FakeTree:
+    """A tree of two headers, for gen-series' backport detection."""
+
+    def __init__(self, headers: dict) -> None:
+        self.headers = headers
+
+    def read(self, path: str) -> str:
+        return self.headers[path]
+
+
+def test_a_backport_leaves_out_the_cases_of_the_helpers_the_tree_lacks(monkeypatch):
+    """gen-series --backport: on a tree without rb_add_augmented_cached()
+    and rb_find_rcu() (6.1), patch 1's suite has neither case, its other
+    cases stay, and the message says what is left out; the series proper
+    (and a backport to a tree that has both) keeps every case."""
+    gen = load_script(os.path.join(PATCHES, "gen-series"), "gen_series")
+    full = gen.family_kunit_file()
+    old = FakeTree({"include/linux/rbtree.h": "static inline void rb_add(\n",
+                    "include/linux/rbtree_augmented.h": "rb_insert_augmented(\n"})
+    new = FakeTree({"include/linux/rbtree.h": "rb_find_rcu(const void *key,\n",
+                    "include/linux/rbtree_augmented.h": "rb_add_augmented_cached(s\n"})
+    assert gen.tree_lacks(old) == ()            # not a backport
+    monkeypatch.setattr(gen, "BACKPORT", True)
+    lacks = gen.tree_lacks(old)
+    assert lacks == ("rb_add_augmented_cached", "rb_find_rcu")
+    assert gen.tree_lacks(new) == ()
+    text = gen.family_kunit_file(lacks)
+    for helper in ("rb_add_augmented_cached(", "rb_find_rcu(", "rb_find_add_rcu(",
+                   "rbk_test_add_augmented_cached", "rbk_test_find_rcu"):
+        assert helper in full and helper not in text, helper
+    cases = [line for line in full.split("\n") if "KUNIT_CASE(" in line]
+    assert [line for line in text.split("\n") if "KUNIT_CASE(" in line] == \
+        [c for c in cases if "add_augmented_cached" not in c and "find_rcu" not in c]
+    assert len(text.split("\n")) < len(full.split("\n")) - 40
+    note = gen.backport_note(lacks)
+    assert "rb_add_augmented_cached() (6.6)" in note and \
+        "rb_find_rcu() and rb_find_add_rcu() (6.12)" in note
+    assert gen.backport_note(()) == ""
