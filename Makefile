@@ -41,7 +41,7 @@ help:
 	@echo "make shell      boot the guest (FLAVOUR as for run), module loaded, shell on it"
 	@echo "make check      checkpatch --strict, W=1 and sparse over kmod/ (debug kernel first)"
 	@echo "make bench      benchmarks, host and guest (QUICK=1: short); docs/generated/bench.md"
-	@echo "make patches    the API as a patch series on a copy of the 6.12 tree (KERNEL=6.1: 6.1)"
+	@echo "make patches    the API as a patch series on 6.12 (KERNEL=6.1: 6.1), booted with the inspector"
 	@echo "make mutants    fuzz each mutant of kmod/tests/mutants on 10 seeds, run debugfs-shell,"
 	@echo "                kunit and ifuzz on it; fails unless all are killed; table: docs/generated/"
 	@echo "                (MUTANTS='a b': only those, out/mutants/; MUTANT_ARGS: run options)"
@@ -81,7 +81,8 @@ bench: deps
 	@qemu/bench
 
 patches: deps
-	@RBTI_KERNEL=$(PATCHES_KERNEL) qemu/patches
+	@RBTI_KERNEL=$(PATCHES_KERNEL) qemu/patches \
+		--page docs/generated/patches$(if $(filter 6.1,$(PATCHES_KERNEL)),-6.1).md
 
 # Not part of make test: a boot (and a module build) per mutant.
 MUTANTS ?=
