@@ -247,6 +247,7 @@ def test_a_backport_leaves_out_the_cases_of_the_helpers_the_tree_lacks(monkeypat
     assert [line for line in text.split("\n") if "KUNIT_CASE(" in line] == \
         [c for c in cases if "add_augmented_cached" not in c and "find_rcu" not in c]
     assert len(text.split("\n")) < len(full.split("\n")) - 40
+    assert "\n\n\n" not in text and "\n\n\n" not in full   # checkpatch: one blank line
     note = gen.backport_note(lacks)
     assert "rb_add_augmented_cached() (6.6)" in note and \
         "rb_find_rcu() and rb_find_add_rcu() (6.12)" in note
