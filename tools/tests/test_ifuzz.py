@@ -84,6 +84,30 @@ def test_corrupt_commands_and_the_exclusion(trees, cmds):
                for c in fenced)
 
 
+def test_the_corrupt_table_is_the_modules():
+    """DEBUGFS.md's table of `corrupt` commands names the commands of
+    kmod/inspector_corrupt.c (its rbti_corruptions[] and `erase`), and the
+    fuzzer generates all of them but `erase`: that one is EOPNOTSUPP on
+    make test's kernels, and a DEBUG_RBTREE warning on make patches' kernel,
+    where ifuzz runs with warnings panicking (kmod/patches/suites)."""
+    with open(os.path.join(REPO, "kmod", "DEBUGFS.md")) as f:
+        page = f.read()
+    section = page[page.index("## `corrupt` commands"):]
+    section = section[:section.index("\n## ")]
+    # A row's first cell: `NAME ARGS`, or two names (`leftmost` / `rightmost`).
+    cells = [line.split("|")[1] for line in section.split("\n")
+             if line.startswith("| `")]
+    documented = {w for cell in cells for w in re.findall(r"`(\w+)", cell)}
+    with open(os.path.join(REPO, "kmod", "inspector_corrupt.c")) as f:
+        code = f.read()
+    table = code[code.index("rbti_corruptions[] = {"):]
+    table = table[:table.index("};")]
+    names = set(re.findall(r'\{ "(\w+)",', table))
+    assert '!strcmp(cmd, "erase")' in code
+    assert len(names) == 13 and documented == names | {"erase"}
+    assert set(ifuzz.CORRUPTIONS) == names
+
+
 def debugfs_text(name: str) -> tuple[str, str]:
     """What kmod/DEBUGFS.md says of file *name*: (its table row, all of
     it: the row, the section of its own if it has one, and every
