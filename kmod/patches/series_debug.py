@@ -55,6 +55,13 @@ bool __rb_link_valid_or_report(struct rb_node *node, struct rb_node *parent,
 			       struct rb_node **rb_link, const char *op);
 bool __rb_node_valid_or_report(struct rb_node *node, struct rb_root *root,
 			       const char *op);
+
+/* A node that a refused rb_link_node() left out of @root. */
+static inline bool __rb_link_refused(const struct rb_node *node,
+				     const struct rb_root *root)
+{
+	return !rb_parent(node) && root->rb_node != node;
+}
 #else
 static inline bool __rb_link_valid_or_report(struct rb_node *node,
 					     struct rb_node *parent,
@@ -69,6 +76,12 @@ static inline bool __rb_node_valid_or_report(struct rb_node *node,
 					     const char *op)
 {
 	return true;
+}
+
+static inline bool __rb_link_refused(const struct rb_node *node,
+				     const struct rb_root *root)
+{
+	return false;
 }
 #endif
 """
@@ -106,16 +119,75 @@ ERASE_NEW = ("\tunsigned long pc;\n\n"
              "\t\treturn NULL;\n\n"
              "\tif (!tmp) {\n")
 
+
+
+def cache_check(node: str, op: str, ret: str) -> str:
+    """The check a cached form makes before it touches the cache, the
+    operation's name on a line of its own, under the first argument."""
+    call = "\tif (!__rb_node_valid_or_report("
+    col = 8 + len(call) - 1
+    return (f"{call}{node}, &root->rb_root,\n"
+            f"{chr(9) * (col // 8)}{' ' * (col % 8)}\"{op}\"))\n"
+            f"\t\treturn{ret};\n\n")
+
+
+def cached_insert_edit(flag: str) -> tuple[str, str]:
+    """rb_insert_color_cached(), rb_insert_augmented_cached(): a node a
+    refused rb_link_node() left out of the tree does not become the
+    leftmost."""
+    return (f"\tif ({flag})\n\t\troot->rb_leftmost = node;\n",
+            f"\tif ({flag} && !__rb_link_refused(node, &root->rb_root))\n"
+            "\t\troot->rb_leftmost = node;\n")
+
+
+def cached_edit(update: str, call: str, node: str, op: str, ret: str = "") -> tuple[str, str]:
+    """A cached erase or replace: the cache update (UPDATE, before CALL)
+    would follow the node's links (rb_next()) or point the cache at a node
+    that the refused CALL leaves out of the tree, so the node is checked
+    first."""
+    return update + call, cache_check(node, op, ret) + update + call
+
+
+ERASE_CACHED = ("\tif (root->rb_leftmost == node)\n"
+                "\t\tleftmost = root->rb_leftmost = rb_next(node);\n\n",
+                "\trb_erase(node, &root->rb_root);\n")
+ERASE_AUGMENTED_CACHED = ("\tif (root->rb_leftmost == node)\n"
+                          "\t\troot->rb_leftmost = rb_next(node);\n",
+                          "\trb_erase_augmented(node, &root->rb_root, augment);\n")
+REPLACE_CACHED = ("\tif (root->rb_leftmost == victim)\n"
+                  "\t\troot->rb_leftmost = new;\n",
+                  "\trb_replace_node(victim, new, &root->rb_root);\n")
+
 # (path, anchor, replacement).  The erase hook sits in
 # __rb_erase_augmented(), which rb_erase(), rb_erase_cached(),
-# rb_erase_augmented() and rb_erase_augmented_cached() all reach.
+# rb_erase_augmented() and rb_erase_augmented_cached() all reach; the
+# cached forms check the node once more before they touch the cache, so
+# that a refused erase or replace leaves the cache as it was and rb_next()
+# does not follow the broken links.  The check passes twice on a valid
+# node and reports once on a broken one.
 EDITS: list[tuple[str, str, str]] = [
     ("include/linux/rbtree.h", CLEAR_NODE, CLEAR_NODE + DECLARATIONS),
     ("include/linux/rbtree.h", *link_edit("rb_link_node", "\t\t\t\t")),
     ("include/linux/rbtree.h", *link_edit("rb_link_node_rcu", "\t\t\t\t    ")),
+    ("include/linux/rbtree.h", *cached_insert_edit("leftmost")),
+    ("include/linux/rbtree.h", *cached_edit(*ERASE_CACHED, "node", "rb_erase_cached", " NULL")),
+    ("include/linux/rbtree.h", *cached_edit(*REPLACE_CACHED, "victim", "rb_replace_node_cached")),
     ("include/linux/rbtree_augmented.h", ERASE_OLD, ERASE_NEW),
+    ("include/linux/rbtree_augmented.h", *cached_insert_edit("newleft")),
+    ("include/linux/rbtree_augmented.h",
+     *cached_edit(*ERASE_AUGMENTED_CACHED, "node", "rb_erase_augmented_cached")),
     ("lib/rbtree.c", *replace_edit("rb_replace_node", "\t\t     ")),
     ("lib/rbtree.c", *replace_edit("rb_replace_node_rcu", "\t\t\t ")),
+]
+
+# The userspace copy (tools/include/linux/rbtree.h) has the rb_erase_cached()
+# that returns nothing: the same check, in its text.  kmod/patches/debug-cost
+# applies these after EDITS.
+TOOLS_EDITS: list[tuple[str, str, str]] = [
+    ("include/linux/rbtree.h",
+     *cached_edit("\tif (root->rb_leftmost == node)\n"
+                  "\t\troot->rb_leftmost = rb_next(node);\n",
+                  "\trb_erase(node, &root->rb_root);\n", "node", "rb_erase_cached")),
 ]
 
 KCONFIG_ANCHOR = "config DEBUG_PLIST\n"
@@ -171,16 +243,25 @@ With CONFIG_DEBUG_RBTREE=y:
    rb_replace_node() / rb_replace_node_rcu() (and so
    rb_replace_node_cached()) check that the node is not RB_EMPTY_NODE(),
    that its parent (or, for the root, the root pointer) links to it, and
-   from one side only, and that its children's parent is the node.
+   from one side only, and that its children's parent is the node;
+ - rb_erase_cached(), rb_erase_augmented_cached() and
+   rb_replace_node_cached() make the same check before they touch the
+   leftmost cache, whose update would otherwise follow the broken links
+   (rb_next()) or outlive the refused write (a valid node is so checked
+   twice, once here and once in the write); rb_insert_color_cached() and
+   rb_insert_augmented_cached() do not make a node that a refused
+   rb_link_node() left out of the tree the leftmost.
 
 A fault is reported through CHECK_DATA_CORRUPTION() with the operation,
 what is wrong and the nodes (%px, as lib/list_debug.c), and the write is
-skipped: an erase or replace leaves the tree as it is, a refused link
-leaves the node out of the tree with no parent and no children, which
-rb_insert_color() only colours.  BUG_ON_DATA_CORRUPTION turns the report
-into a stop.  The verdicts come from rb_debug_check_link() and
-rb_debug_check_node(), which report nothing, so that KUnit can test every
-kind of fault without a warning.
+skipped: an erase or replace leaves the tree and its cache as they are, a
+refused link leaves the node out of the tree with no parent and no
+children, which rb_insert_color() only colours.  A caller's own updates
+around the write are its own: an open-coded augmented insert has already
+raised its ancestors' values on the way down.  BUG_ON_DATA_CORRUPTION
+turns the report into a stop.  The verdicts come from
+rb_debug_check_link() and rb_debug_check_node(), which report nothing, so
+that KUnit can test every kind of fault without a warning.
 
 The checks read the node, its parent and its children: their cost does
 not grow with the tree.

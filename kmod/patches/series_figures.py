@@ -348,5 +348,5 @@ def debug_cost_paragraph(page: Path = DEBUG_COST) -> str:
         f"kmod/patches/debug-cost of rbtree-inspector), the checks add "
         f"{parts[0]} and {parts[1]}; rbtree.o and rbtree_debug.o grow by "
         f"{size.group(1)} bytes of text.  With CONFIG_DEBUG_RBTREE=n nothing "
-        f"changes: the hooks are inline functions that return true.",
+        f"changes: the hooks are inline functions that return a constant.",
         width=72).replace(NBSP, " ") + "\n"
