@@ -5,7 +5,8 @@
  * each kind of broken link, the corruptions a stray write leaves (a
  * parent link pointing elsewhere, a node detached from its parent, a
  * parent linking to a node twice, a child link pointing up), an insertion
- * into a taken or foreign slot, and an erase of a node not in a tree.
+ * into a taken or foreign slot, an erase of a node not in a tree, and
+ * that a node a refused insertion left out is not cached as the leftmost.
  * The checks report nothing themselves: the *_valid_or_report() functions
  * that lib/rbtree.c calls do, through CHECK_DATA_CORRUPTION().
  */
@@ -191,6 +192,50 @@ static void rbk_test_debug_right_parent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rb_debug_check_node(rb, &root), RB_FAULT_RIGHT_PARENT);
 }
 
+static void rbk_noop_propagate(struct rb_node *rb, struct rb_node *stop)
+{
+}
+
+static void rbk_noop_pair(struct rb_node *old, struct rb_node *new)
+{
+}
+
+static const struct rb_augment_callbacks rbk_noop_callbacks = {
+	.propagate = rbk_noop_propagate,
+	.copy = rbk_noop_pair,
+	.rotate = rbk_noop_pair,
+};
+
+/*
+ * What a refused rb_link_node() leaves (no parent, no children, not the
+ * root) is never cached as the leftmost, by rb_insert_color_cached() or
+ * rb_insert_augmented_cached(); the nodes of the tree are not "refused".
+ */
+static void rbk_test_debug_refused_not_cached(struct kunit *test)
+{
+	struct rb_root_cached root = RB_ROOT_CACHED;
+	struct rbk_node *nodes = rbk_nodes(test, 3);
+	struct rb_node *first, *out = &nodes[2].rb;
+
+	rb_add_cached(&nodes[0].rb, &root, rbk_less);
+	rb_add_cached(&nodes[1].rb, &root, rbk_less);
+	first = rb_first_cached(&root);
+	KUNIT_EXPECT_FALSE(test, __rb_link_refused(&nodes[0].rb, &root.rb_root));
+	KUNIT_EXPECT_FALSE(test, __rb_link_refused(&nodes[1].rb, &root.rb_root));
+
+	out->__rb_parent_color = 0;
+	out->rb_left = NULL;
+	out->rb_right = NULL;
+	KUNIT_EXPECT_TRUE(test, __rb_link_refused(out, &root.rb_root));
+	rb_insert_color_cached(out, &root, true);
+	KUNIT_EXPECT_PTR_EQ(test, rb_first_cached(&root), first);
+
+	out->__rb_parent_color = 0;
+	rb_insert_augmented_cached(out, &root, true, &rbk_noop_callbacks);
+	KUNIT_EXPECT_PTR_EQ(test, rb_first_cached(&root), first);
+	KUNIT_EXPECT_NULL(test, rb_next(rb_next(first)));
+}
+
 /* Every verdict reads differently; a value out of range is named so. */
 static void rbk_test_debug_fault_str(struct kunit *test)
 {
@@ -216,6 +261,7 @@ static struct kunit_case rbk_debug_cases[] = {
 	KUNIT_CASE(rbk_test_debug_share),
 	KUNIT_CASE(rbk_test_debug_cycle),
 	KUNIT_CASE(rbk_test_debug_right_parent),
+	KUNIT_CASE(rbk_test_debug_refused_not_cached),
 	KUNIT_CASE(rbk_test_debug_fault_str),
 	{}
 };
