@@ -137,6 +137,21 @@ def empty_root(mem, inst):
     return Outcome("ok", 0, 0, [], reads=1)
 
 
+def slab_gone(prog, inst, out: Outcome) -> Outcome:
+    """A tree in a slab object (the slab route: anon_vmas, inodes) that
+    reads broken or unreadable counts only if its object is still
+    allocated in its cache once it has been read: an object freed while
+    the census read it, its page given to other data, is read as stable
+    garbage; that tree changed (it went), it did not break."""
+    if inst.route != "slab" or out.state not in ("violation", "unreadable"):
+        return out
+    from .census_slab import allocated
+    if allocated(prog, inst.root, inst.name.split(" ", 1)[0]):
+        return out
+    return Outcome("changing", error=f"{inst.name}: its object was freed "
+                   "while the census read it", reads=out.reads)
+
+
 def _selected(kind: str, wanted: list | None) -> bool:
     return not wanted or any(w == kind or w in kind for w in wanted)
 
@@ -209,6 +224,7 @@ def run_census(prog, mem, args, finder: Finder | None = None,
             inst, spec = later.pop(0)
             out = read_census_tree(mem, spec, attempts - first)
             out.reads += first
+        out = slab_gone(prog, inst, out)
         results.append((inst, out))
         st = stats.setdefault(inst.kind, KindStats(inst.kind))
         st.routes |= inst.routes

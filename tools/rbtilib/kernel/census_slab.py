@@ -123,3 +123,87 @@ def find_slab(f: Finder) -> int:
                 n += 1
                 f.add_object(otype, obj, "slab", f"{name} {obj:#x}")
     return n
+
+
+
+def _freelist(prog, cache, head: int, limit: int) -> set:
+    """The objects on a SLUB freelist from *head*, at most *limit* of
+    them (a freelist read while it changes can point anywhere, even in a
+    circle): the next pointer lies at cache->offset in each free object,
+    hardened (SLAB_FREELIST_HARDENED) as ptr ^ cache->random ^
+    byteswap(&ptr)."""
+    off = int(cache.offset)
+    try:
+        rand = int(cache.random)
+    except AttributeError:
+        rand = None
+    out: set = set()
+    ptr = head
+    while ptr and ptr not in out and len(out) < limit:
+        out.add(ptr)
+        at = ptr + off
+        word = prog.read_word(at)
+        ptr = word if rand is None else \
+            word ^ rand ^ int.from_bytes(at.to_bytes(8, "little"), "big")
+    return out
+
+
+def allocated(prog, addr: int, cache: str) -> bool:
+    """Whether *addr* still lies in an allocated object of the SLUB cache
+    named *cache*: False once its page is not a slab page of that cache
+    (freed, given to other data) or the object is on its slab's freelist
+    or on a CPU's; True where this cannot be told (the verdict then
+    stands).  The slab test is the route's own (PG_slab, or 6.10's page
+    type), not drgn 0.0.22's PageSlab(), which knows only the flag."""
+    drgn = _drgn()
+    if not isinstance(prog, drgn.Program):
+        return True
+    try:
+        from drgn.helpers.linux.mm import (compound_head, page_to_virt,
+                                           virt_to_page)
+        from drgn.helpers.linux.cpumask import for_each_online_cpu
+        from drgn.helpers.linux.percpu import per_cpu_ptr
+        lo = int(prog["min_low_pfn"])
+        hi = int(prog["max_pfn"])
+        page = virt_to_page(prog, addr)
+        pfn = (int(page) - int(prog["vmemmap"])) // page.type_.type.size
+        if not lo <= pfn < hi:
+            return False            # not in the direct map: no slab
+        off, mask, want = _slab_test(prog)
+        try:
+            page = compound_head(page)
+            word = int.from_bytes(prog.read(int(page) + off,
+                                             4 + 4 * (want is None)),
+                                  "little")
+        except drgn.FaultError:
+            return False            # no struct page there: no slab
+        if not ((word & mask) if want is None else (word & mask) == want):
+            return False
+        slab_t = prog.type("struct slab *") if _has_type(prog, "struct slab") \
+            else prog.type("struct page *")
+        slab = drgn.cast(slab_t, page)
+        kmem = slab.slab_cache
+        if kmem.name.string_().decode(errors="replace") != cache:
+            return False
+        size, objects = int(kmem.size), int(slab.objects)
+        try:
+            pad = int(kmem.red_left_pad)
+        except AttributeError:
+            pad = 0
+        first = int(page_to_virt(page)) + pad
+        index = (addr - first) // size
+        if not 0 <= index < objects:
+            return False
+        obj = first + index * size
+        if obj in _freelist(prog, kmem, int(slab.freelist), objects):
+            return False
+        for cpu in for_each_online_cpu(prog):
+            c = per_cpu_ptr(kmem.cpu_slab, cpu)
+            cpu_slab = c.slab if hasattr(c, "slab") else c.page
+            if int(cpu_slab) == int(slab) and \
+                    obj in _freelist(prog, kmem, int(c.freelist), objects):
+                return False
+        return True
+    except (ImportError, drgn.FaultError, LookupError, ValueError,
+            AttributeError, TypeError, NotImplementedError):
+        return True
