@@ -191,7 +191,9 @@ def test_script_replays_every_byte(tmp_path, cmds):
     assert lines[2] == "3: r santos/find: ok: 7"
     assert lines[4] == "5: r santos/missing: ENOENT"
     assert lines[5] == "6: k santos/find: killed"
-    assert (root / "santos" / "find").read_bytes() == b"9"
+    # The killed writer had 0.2 s: on a busy machine it may not have
+    # run its write by then, so the file holds its bytes or the last.
+    assert (root / "santos" / "find").read_bytes() in (b"9", b"7")
 
 
 def test_execute_and_judge(tmp_path, monkeypatch):
