@@ -39,6 +39,21 @@ def _slab_test(prog):
     return off, 0xff000000, pgty << 24
 
 
+def _is_slab(data: bytes, at: int, mask: int, want) -> bool:
+    """Whether the struct page whose slab-test word is at *at* of *data*
+    is a slab page (:func:`_slab_test`'s offset, mask and value): the
+    flags word, or the 32-bit page type."""
+    word = int.from_bytes(data[at:at + 4 + 4 * (want is None)], "little")
+    return bool(word & mask) if want is None else word & mask == want
+
+
+def slab_type(prog):
+    """The type a slab page is read as: ``struct slab *`` (5.17 on), else
+    ``struct page *``."""
+    return prog.type("struct slab *") if _has_type(prog, "struct slab") \
+        else prog.type("struct page *")
+
+
 def slab_pages(prog, mem, caches: dict) -> dict:
     """Cache address -> addresses of its slab pages (of *caches*)."""
     drgn = _drgn()
@@ -64,13 +79,9 @@ def slab_pages(prog, mem, caches: dict) -> dict:
             pos = raw.find(needle)
             while pos >= 0:
                 i, rem = divmod(pos - cache_off, size)
-                if rem == 0 and 0 <= i < n:
-                    at = i * size + off
-                    word = int.from_bytes(raw[at:at + 4 + 4 * (want is None)],
-                                          "little")
-                    if (word & mask) if want is None else \
-                            (word & mask == want):
-                        out[cache].append(base + i * size)
+                if rem == 0 and 0 <= i < n and \
+                        _is_slab(raw, i * size + off, mask, want):
+                    out[cache].append(base + i * size)
                 pos = raw.find(needle, pos + 1)
     return out
 
@@ -104,8 +115,7 @@ def find_slab(f: Finder) -> int:
     if not caches:
         return 0
     pages = slab_pages(prog, f.mem, caches)
-    slab_t = prog.type("struct slab *") if _has_type(prog, "struct slab") \
-        else prog.type("struct page *")
+    slab_t = slab_type(prog)
     n = 0
     for addr, (name, type_name, cache) in caches.items():
         helper = _get_slab_cache_helper(cache)
@@ -123,7 +133,6 @@ def find_slab(f: Finder) -> int:
                 n += 1
                 f.add_object(otype, obj, "slab", f"{name} {obj:#x}")
     return n
-
 
 
 def _freelist(prog, cache, head: int, limit: int) -> set:
@@ -172,16 +181,12 @@ def allocated(prog, addr: int, cache: str) -> bool:
         off, mask, want = _slab_test(prog)
         try:
             page = compound_head(page)
-            word = int.from_bytes(prog.read(int(page) + off,
-                                             4 + 4 * (want is None)),
-                                  "little")
+            data = prog.read(int(page) + off, 8)
         except drgn.FaultError:
             return False            # no struct page there: no slab
-        if not ((word & mask) if want is None else (word & mask) == want):
+        if not _is_slab(data, 0, mask, want):
             return False
-        slab_t = prog.type("struct slab *") if _has_type(prog, "struct slab") \
-            else prog.type("struct page *")
-        slab = drgn.cast(slab_t, page)
+        slab = drgn.cast(slab_type(prog), page)
         kmem = slab.slab_cache
         if kmem.name.string_().decode(errors="replace") != cache:
             return False
