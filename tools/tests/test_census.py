@@ -405,6 +405,47 @@ def test_slab_pages_are_found_by_flag_and_cache(monkeypatch):
     assert got == {cache: [0x7000, 0x7000 + 3 * 64]}
 
 
+class _WordProg:
+    """read_word() over a dict of words: a freelist's next links."""
+
+    def __init__(self, words):
+        self.words = words
+
+    def read_word(self, addr):
+        return self.words.get(addr, 0)
+
+
+class _Cache:
+    def __init__(self, offset, random=None):
+        self.offset = offset
+        if random is not None:
+            self.random = random
+
+
+def _hardened(at, ptr, rand):
+    return ptr ^ rand ^ int.from_bytes(at.to_bytes(8, "little"), "big")
+
+
+def test_a_freelist_walk_ends_in_a_circle_and_at_its_bound():
+    """A freelist read while it changes can point anywhere: the walk stops
+    at a node seen before and after the slab's number of objects."""
+    from rbtilib.kernel import census_slab
+    plain = _Cache(8)
+    ring = _WordProg({0x1008: 0x2000, 0x2008: 0x3000, 0x3008: 0x1000})
+    assert census_slab._freelist(ring, plain, 0x1000, 100) == \
+        {0x1000, 0x2000, 0x3000}
+    away = _WordProg({a + 8: a + 0x100 for a in range(0x1000, 0x100000, 0x100)})
+    assert len(census_slab._freelist(away, plain, 0x1000, 16)) == 16
+    end = _WordProg({0x1008: 0x2000})
+    assert census_slab._freelist(end, plain, 0x1000, 16) == {0x1000, 0x2000}
+    assert census_slab._freelist(end, plain, 0, 16) == set()
+    rand = 0x5a5a_1234_8765_a5a5
+    hard = _WordProg({0x1008: _hardened(0x1008, 0x2000, rand),
+                      0x2008: _hardened(0x2008, 0, rand)})
+    assert census_slab._freelist(hard, _Cache(8, rand), 0x1000, 16) == \
+        {0x1000, 0x2000}
+
+
 @pytest.mark.parametrize("name", [
     "hrtimer_bases[cpu0].clock_base[0].active", "vmap_nodes[3].busy.root",
     "a b\u00e9[x]", "[0]", ".x", "plain"])

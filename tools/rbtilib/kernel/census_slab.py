@@ -5,11 +5,13 @@ objects hold roots (anon_vma, inodes with their address_space).
 drgn's ``slab_cache_for_each_allocated_object()`` looks at every struct
 page through a drgn Object (262,144 of them for 1 GiB: minutes in the
 TCG guest).  Here the page array is read in bulk and only the pages of
-the caches wanted are looked at closely, where drgn's own SLUB helper
-lists a slab's allocated objects (its freelists, hardened or not, and
-the per-CPU ones).  A slab page is told by ``PG_slab`` in its flags
-(6.1) or by its page type ``PGTY_slab`` (6.10 on).  A merged cache
-(other types' objects in it) is not read.
+the caches wanted are looked at closely: a slab's allocated objects are
+those on neither its freelist nor the freelist of a CPU that allocates
+from it (hardened or not), each freelist walked at most as far as the
+slab has objects (drgn's own SLUB helper walks them without a bound, and
+a freelist read while it changes can run in a circle).  A slab page is
+told by ``PG_slab`` in its flags (6.1) or by its page type ``PGTY_slab``
+(6.10 on).  A merged cache (other types' objects in it) is not read.
 """
 
 from . import Fault
@@ -97,9 +99,7 @@ def _has_type(prog, name: str) -> bool:
 def find_slab(f: Finder) -> int:
     """The roots in the objects of :data:`SLAB_CACHES`; returns the number
     of objects looked at."""
-    from drgn.helpers.linux.slab import (_get_slab_cache_helper,
-                                         find_slab_cache,
-                                         slab_cache_is_merged)
+    from drgn.helpers.linux.slab import find_slab_cache, slab_cache_is_merged
     drgn = _drgn()
     prog = f.prog
     caches = {}
@@ -115,18 +115,16 @@ def find_slab(f: Finder) -> int:
     if not caches:
         return 0
     pages = slab_pages(prog, f.mem, caches)
-    slab_t = slab_type(prog)
     n = 0
     for addr, (name, type_name, cache) in caches.items():
-        helper = _get_slab_cache_helper(cache)
-        ptype = prog.pointer_type(prog.type(type_name))
         otype = prog.type(type_name)
+        try:
+            cpu = _cpu_freelists(prog, cache)
+        except drgn.FaultError:
+            cpu = {}
         for page_addr in pages[addr]:
-            page = drgn.Object(prog, "struct page *", value=page_addr)
-            slab = drgn.cast(slab_t, page)
             try:
-                objs = [int(o.value_()) for o in
-                        helper._page_objects(page, slab, ptype)]
+                objs = _objects(prog, cache, page_addr, cpu)
             except drgn.FaultError:
                 continue
             for obj in objs:
@@ -157,6 +155,46 @@ def _freelist(prog, cache, head: int, limit: int) -> set:
     return out
 
 
+def _cpu_freelists(prog, cache) -> dict:
+    """Slab address -> the objects on the freelist of the CPU that
+    allocates from that slab of *cache* (it keeps the slab's free objects
+    there, not on the slab)."""
+    from drgn.helpers.linux.cpumask import for_each_online_cpu
+    from drgn.helpers.linux.percpu import per_cpu_ptr
+    out: dict = {}
+    for cpu in for_each_online_cpu(prog):
+        c = per_cpu_ptr(cache.cpu_slab, cpu)
+        slab = c.slab if hasattr(c, "slab") else c.page
+        if int(slab) and int(c.freelist):
+            out.setdefault(int(slab), set()).update(
+                _freelist(prog, cache, int(c.freelist), int(slab.objects)))
+    return out
+
+
+def _objects(prog, cache, page: int, cpu: dict) -> list:
+    """The allocated objects of the slab page at *page* of *cache*: those
+    on neither its freelist nor its CPU's (*cpu*, from
+    :func:`_cpu_freelists`)."""
+    from drgn.helpers.linux.mm import page_to_virt
+    drgn = _drgn()
+    obj = drgn.Object(prog, "struct page *", value=page)
+    slab = drgn.cast(slab_type(prog), obj)
+    size, objects = int(cache.size), int(slab.objects)
+    first = int(page_to_virt(obj)) + _red_left_pad(cache)
+    free = _freelist(prog, cache, int(slab.freelist), objects) | \
+        cpu.get(page, set())
+    return [a for a in range(first, first + size * objects, size)
+            if a not in free]
+
+
+def _red_left_pad(cache) -> int:
+    """Bytes of red zone before each object (SLUB debug), or 0."""
+    try:
+        return int(cache.red_left_pad)
+    except AttributeError:
+        return 0
+
+
 def allocated(prog, addr: int, cache: str) -> bool:
     """Whether *addr* still lies in an allocated object of the SLUB cache
     named *cache*: False once its page is not a slab page of that cache
@@ -170,8 +208,6 @@ def allocated(prog, addr: int, cache: str) -> bool:
     try:
         from drgn.helpers.linux.mm import (compound_head, page_to_virt,
                                            virt_to_page)
-        from drgn.helpers.linux.cpumask import for_each_online_cpu
-        from drgn.helpers.linux.percpu import per_cpu_ptr
         lo = int(prog["min_low_pfn"])
         hi = int(prog["max_pfn"])
         page = virt_to_page(prog, addr)
@@ -191,24 +227,12 @@ def allocated(prog, addr: int, cache: str) -> bool:
         if kmem.name.string_().decode(errors="replace") != cache:
             return False
         size, objects = int(kmem.size), int(slab.objects)
-        try:
-            pad = int(kmem.red_left_pad)
-        except AttributeError:
-            pad = 0
-        first = int(page_to_virt(page)) + pad
+        first = int(page_to_virt(page)) + _red_left_pad(kmem)
         index = (addr - first) // size
         if not 0 <= index < objects:
             return False
-        obj = first + index * size
-        if obj in _freelist(prog, kmem, int(slab.freelist), objects):
-            return False
-        for cpu in for_each_online_cpu(prog):
-            c = per_cpu_ptr(kmem.cpu_slab, cpu)
-            cpu_slab = c.slab if hasattr(c, "slab") else c.page
-            if int(cpu_slab) == int(slab) and \
-                    obj in _freelist(prog, kmem, int(c.freelist), objects):
-                return False
-        return True
+        return first + index * size in \
+            _objects(prog, kmem, int(page), _cpu_freelists(prog, kmem))
     except (ImportError, drgn.FaultError, LookupError, ValueError,
             AttributeError, TypeError, NotImplementedError):
         return True
