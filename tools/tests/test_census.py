@@ -412,6 +412,9 @@ class _WordProg:
         self.words = words
 
     def read_word(self, addr):
+        if addr not in self.words and addr >= 0x8000_0000:
+            from drgn import FaultError
+            raise FaultError("unmapped", addr)
         return self.words.get(addr, 0)
 
 
@@ -439,6 +442,9 @@ def test_a_freelist_walk_ends_in_a_circle_and_at_its_bound():
     end = _WordProg({0x1008: 0x2000})
     assert census_slab._freelist(end, plain, 0x1000, 16) == {0x1000, 0x2000}
     assert census_slab._freelist(end, plain, 0, 16) == set()
+    torn = _WordProg({0x1008: 0x9000_0000})
+    assert census_slab._freelist(torn, plain, 0x1000, 16) == \
+        {0x1000, 0x9000_0000}
     rand = 0x5a5a_1234_8765_a5a5
     hard = _WordProg({0x1008: _hardened(0x1008, 0x2000, rand),
                       0x2008: _hardened(0x2008, 0, rand)})

@@ -138,7 +138,9 @@ def _freelist(prog, cache, head: int, limit: int) -> set:
     them (a freelist read while it changes can point anywhere, even in a
     circle): the next pointer lies at cache->offset in each free object,
     hardened (SLAB_FREELIST_HARDENED) as ptr ^ cache->random ^
-    byteswap(&ptr)."""
+    byteswap(&ptr).  A next pointer that cannot be read ends the walk
+    there: one torn freelist does not hide the others."""
+    fault = _drgn().FaultError
     off = int(cache.offset)
     try:
         rand = int(cache.random)
@@ -149,7 +151,10 @@ def _freelist(prog, cache, head: int, limit: int) -> set:
     while ptr and ptr not in out and len(out) < limit:
         out.add(ptr)
         at = ptr + off
-        word = prog.read_word(at)
+        try:
+            word = prog.read_word(at)
+        except fault:
+            break
         ptr = word if rand is None else \
             word ^ rand ^ int.from_bytes(at.to_bytes(8, "little"), "big")
     return out
