@@ -176,18 +176,24 @@ def _cpu_freelists(prog, cache) -> dict:
     return out
 
 
+def _free(prog, cache, slab, cpu: dict) -> set:
+    """The free objects of *slab* (a ``slab_type()`` object of *cache*):
+    those on its freelist and on its CPU's (*cpu*, from
+    :func:`_cpu_freelists`)."""
+    return _freelist(prog, cache, int(slab.freelist), int(slab.objects)) | \
+        cpu.get(int(slab), set())
+
+
 def _objects(prog, cache, page: int, cpu: dict) -> list:
     """The allocated objects of the slab page at *page* of *cache*: those
-    on neither its freelist nor its CPU's (*cpu*, from
-    :func:`_cpu_freelists`)."""
+    not :func:`_free`."""
     from drgn.helpers.linux.mm import page_to_virt
     drgn = _drgn()
     obj = drgn.Object(prog, "struct page *", value=page)
     slab = drgn.cast(slab_type(prog), obj)
     size, objects = int(cache.size), int(slab.objects)
     first = int(page_to_virt(obj)) + _red_left_pad(cache)
-    free = _freelist(prog, cache, int(slab.freelist), objects) | \
-        cpu.get(page, set())
+    free = _free(prog, cache, slab, cpu)
     return [a for a in range(first, first + size * objects, size)
             if a not in free]
 
@@ -236,8 +242,8 @@ def allocated(prog, addr: int, cache: str) -> bool:
         index = (addr - first) // size
         if not 0 <= index < objects:
             return False
-        return first + index * size in \
-            _objects(prog, kmem, int(page), _cpu_freelists(prog, kmem))
+        return first + index * size not in \
+            _free(prog, kmem, slab, _cpu_freelists(prog, kmem))
     except (ImportError, drgn.FaultError, LookupError, ValueError,
             AttributeError, TypeError, NotImplementedError):
         return True
