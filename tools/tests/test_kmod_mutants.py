@@ -192,3 +192,49 @@ def test_the_table_names_its_run(tmp_path, monkeypatch):
     text = path.read_text()
     assert text.startswith("# Mutants\n") and "1 of 18 mutants" in text
     assert text.rstrip().endswith("| r |")
+
+
+def test_gate_mode_runs_the_gates_guest_suites_cheapest_first():
+    """--gate takes the main guest's suites of qemu/suites, kunit first,
+    with their own limits, and names the killing suite in the table."""
+    run = load()
+    gate = run.gate_suites()
+    assert list(gate)[:3] == ["kunit", "debugfs-shell", "ifuzz"]
+    assert {"tools", "hardening", "census"} <= set(gate)
+    assert not any("@" in s for s in gate)
+    assert all(limit > 0 for limit in gate.values())
+    mutant = run.Mutant("m", "f.c", "", "a", "b")
+    suites = [f"gate:{s}" for s in gate]
+    v = run.Verdict(runs={"suite gate:kunit": "-",
+                          "suite gate:debugfs-shell": "K"})
+    line = run.row(mutant, v, [], suites)
+    assert line.startswith("| m | f.c | debugfs-shell | survived | **killed** |")
+    assert "| not run |" in line and run.outcome(v, [], suites) == "killed"
+
+
+def test_gate_mode_keeps_results_by_content(tmp_path, monkeypatch):
+    """A result is kept under the content key of the mutant and the tree:
+    a rerun with nothing changed reuses it; a changed file runs again."""
+    run = load()
+    repo = tmp_path / "repo"
+    for top in ("kmod", "tools", "qemu"):
+        (repo / top).mkdir(parents=True)
+        (repo / top / "f").write_text(top)
+    monkeypatch.setattr(run, "REPO", str(repo))
+    mutant = run.Mutant("m", "kmod/f", "", "kmod", "k")
+    calls = []
+
+    def fake(m, args, seeds, suites):
+        calls.append(m.name)
+        return run.Verdict(runs={"suite gate:kunit": "K"}, boots=1,
+                           seconds=3.0)
+
+    monkeypatch.setattr(run, "run_one", fake)
+    args = run.argparse.Namespace(gate=True)
+    first = run.cached_run(mutant, args, [], ["gate:kunit"])
+    again = run.cached_run(mutant, args, [], ["gate:kunit"])
+    assert calls == ["m"] and again.runs == first.runs
+    assert any("kept result" in n for n in again.notes)
+    (repo / "tools" / "f").write_text("changed")
+    run.cached_run(mutant, args, [], ["gate:kunit"])
+    assert calls == ["m", "m"]
