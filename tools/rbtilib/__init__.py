@@ -11,3 +11,8 @@ files), :mod:`show` (``rbti show``), :mod:`cli` (the other subcommands)
 and :mod:`kernel` (trees read from kernel memory).  The host tests'
 helpers live apart, in tools/tests_support.
 """
+
+RELEASE = "1.2"
+"""The release of rbti and viz (``--version``)."""
+DUMP_FORMAT = 1
+"""The dump format they read (kmod/DEBUGFS.md, "format 1")."""

@@ -16,7 +16,6 @@ every field must agree with the tree's flags.
 import re
 import sys
 
-
 from .dumptypes import (  # noqa: F401 (re-exported: import them from here)
     APIS, AUG_RULES, FLAG_ORDER, HEX_FIELDS, ID_MAX, S64_MAX, S64_MIN,
     U64_MAX, UNKNOWN, UNKNOWN_PARENT, VALUE_NAMES, Copy, Node, Ref, Tree,
@@ -66,6 +65,7 @@ class DumpError(ValueError):
     def __init__(self, lineno: int, message: str) -> None:
         super().__init__(f"dump line {lineno}: {message}")
         self.lineno = lineno
+        self.message = message
 
 
 def parse_int(text: str, lo: int = S64_MIN, hi: int = S64_MAX) -> int:
@@ -513,14 +513,45 @@ def parse_dump(text: str) -> Tree:
     Raises :class:`DumpError` (a ValueError) naming the first bad line.
     """
     lines = text.split("\n")
-    if lines and lines[-1] == "":
+    unended = lines[-1] != ""       # the last line has no newline
+    if not unended:
         lines.pop()
     parser = _Parser()
-    for lineno, line in enumerate(lines, 1):
-        parser.line(lineno, line)
+    try:
+        for lineno, line in enumerate(lines, 1):
+            parser.line(lineno, line)
+    except DumpError as e:
+        if unended and e.lineno == len(lines):
+            raise _cut(parser, e, lines[-1]) from None
+        raise
     if parser.end is None:
-        raise DumpError(len(lines) + 1, "missing 'end' line (truncated?)")
+        raise DumpError(len(lines), f"truncated: {_UNENDED}, and no 'end' "
+                        "line") if unended else \
+            DumpError(len(lines) + 1, "missing 'end' line (truncated?)")
     return parser.tree()
+
+
+_RECORDS = (*_HEADER, "value", "hex", "node", "lost", "error", "copy", "end")
+_UNENDED = "the dump ends mid-line (no newline)"
+
+
+def _cut(parser: _Parser, error: DumpError, line: str) -> DumpError:
+    """*error* of a last line without a newline: a dump cut mid-line if
+    the line starts a record (a part of the word of one of _RECORDS, or
+    short of fields), else *error* saying that its line has no newline."""
+    fields = line.split(" ")
+    tag, valued = fields[0], parser.value is not None and parser.copy is None
+    want = (9 if valued else 8) if tag in ("node", "lost") else 2
+    if tag in _RECORDS and (len(fields) < want or fields[-1] == ""):
+        why = f"{len(fields) - (fields[-1] == '')} of the {tag} line's " \
+            f"{want} fields"
+    elif len(fields) == 1 and any(r.startswith(tag) for r in _RECORDS):
+        why = "the start of a record"
+    else:
+        return DumpError(error.lineno, f"{error.message} (the last line, "
+                         "with no newline: a truncated dump?)")
+    return DumpError(error.lineno, f"truncated: {_UNENDED}: {quoted(line)}"
+                     f" is {why}")
 
 
 def _fmt_ref(ref: Ref) -> str:

@@ -45,8 +45,10 @@ def t_value(t) -> bool:
 
 
 def tree(t) -> dict:
-    """A parsed dump (docs/json.md, "tree")."""
-    return {"name": t.name, "api": t.api, "flags": sorted(t.flags),
+    """A parsed dump (docs/json.md, "tree"); ``name`` is an alias of
+    ``tree``, which every document names a tree by."""
+    return {"tree": t.name, "name": t.name, "api": t.api,
+            "flags": sorted(t.flags),
             "count": t.count, "allocated": t.allocated,
             "root": ref(t.root), "leftmost": ref(t.leftmost),
             "rightmost": ref(t.rightmost), "height": t.height,

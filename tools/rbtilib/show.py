@@ -300,8 +300,8 @@ def render(tree: Tree, color: bool = False, max_depth: int | None = None,
     if more:
         out.append(style.warn(
             f"… and {more} more violation{'s' if more != 1 else ''} "
-            f"not drawn (rbti check --max {len(violations)} lists all "
-            f"{len(violations)})"))
+            f"not drawn (rbti check --max-violations {len(violations)} "
+            f"lists all {len(violations)})"))
     return "\n".join(out) + "\n"
 
 

@@ -246,7 +246,8 @@ def test_hostile_repro_files(data, capsys, tmp_path):
                                   ["check", "--max", "all"]], ids=" ".join)
 def test_check_says_how_many_more(argv, texts, capsys, tmp_path):
     """``rbti check`` prints --max violations (10 by default) and a last
-    line with how many more; --max all prints every one."""
+    line with how many more; --max all prints every one (--max is the
+    alias of --max-violations)."""
     path = tmp_path / "chain.dump"
     path.write_text(chain(40))
     status, out, _ = run(argv + [str(path)], FakeDebugfs(), capsys)
@@ -255,7 +256,7 @@ def test_check_says_how_many_more(argv, texts, capsys, tmp_path):
     assert status == 1 and sum(": fail " in line for line in lines) == shown
     if shown < 40:
         assert lines[-1] == f"chain: … and {40 - shown} more violations " \
-            "(--max all prints them)"
+            "(--max-violations all prints them)"
     else:
         assert "more violation" not in out
 

@@ -41,7 +41,7 @@ def test_trees_json(capsys):
     status, doc, _ = document(["trees", "--json"], FakeDebugfs(), capsys,
                               "trees")
     assert status == 0 and len(doc["trees"]) == 7
-    assert {"name": "santos_aug", "api": "santos",
+    assert {"tree": "santos_aug", "name": "santos_aug", "api": "santos",
             "flags": ["augmented", "count", "unique"]} in doc["trees"]
 
 
@@ -52,7 +52,7 @@ def test_dump_json_is_the_parsed_dump(capsys):
     tree = driver.dump("santos_aug")
     (got,) = doc["trees"]
     assert status == 0 and doc["ok"] is True
-    assert got["name"] == "santos_aug" and got["count"] == 10
+    assert got["tree"] == got["name"] == "santos_aug" and got["count"] == 10
     assert got["root"] == tree.root and got["aug"] == tree.aug
     assert [n["id"] for n in got["nodes"]] == list(tree.nodes)
     first = tree.nodes[tree.root]
@@ -223,3 +223,38 @@ def test_address_trees_print_in_hex(capsys, tmp_path):
                          capsys, "dump")
     assert {n["key"] for n in doc["trees"][0]["nodes"]} == \
         {hex(k) for k in range(0, 20, 2)}
+
+
+def test_every_document_names_a_tree_by_tree(capsys, tmp_path):
+    """dump --json named a tree "name" where check and show say "tree":
+    every document says "tree" (dump and trees keep "name", the same
+    string, as an alias), and every document has its "schema"."""
+    bad = tmp_path / "bad.dump"
+    bad.write_text("tree x\n")
+    driver = populated()
+    for argv, command in ((["trees"], "trees"),
+                          (["dump", "santos", str(bad)], "dump"),
+                          (["check", "santos", str(bad)], "check"),
+                          (["show", "santos", str(bad)], "show")):
+        _, doc, _ = document(argv + ["--json"], driver, capsys, command)
+        names = [t["tree"] for t in doc["trees"]]
+        assert names == ([i.name for i in driver.trees()]
+                         if command == "trees" else ["santos", str(bad)])
+        if command in ("trees", "dump"):
+            assert all(t["name"] == t["tree"] for t in doc["trees"])
+
+
+@pytest.mark.parametrize("option", ["--max", "--max-violations"])
+def test_check_takes_max_violations_and_its_alias_max(option, capsys,
+                                                      tmp_path):
+    """One name for the violations printed, as viz/render's:
+    --max-violations, with --max its alias."""
+    from tests_support.hostile import chain
+    path = tmp_path / "chain.dump"
+    path.write_text(chain(40))
+    status, out, _ = run(["check", option, "3", str(path)], FakeDebugfs(),
+                         capsys)
+    lines = out.splitlines()
+    assert status == 1 and sum(": fail " in line for line in lines) == 3
+    assert lines[-1] == "chain: … and 37 more violations " \
+        "(--max-violations all prints them)"

@@ -339,3 +339,40 @@ def test_hex_aug_needs_an_aug():
         " 4096", " -").replace("hex key,aug", "hex aug")
     with pytest.raises(DumpError, match="without an aug"):
         parse_dump(text)
+
+
+@pytest.mark.parametrize("cut,words", [
+    ("node", "'nod' is the start of a record"),
+    ("node 1 10 R 2", "'node 1 10 R 2 ' is 5 of the node line's 8 fields"),
+    ("end", "'en' is the start of a record"),
+    ("end 3", "'end' is 1 of the end line's 2 fields"),
+])
+def test_a_dump_cut_mid_line_says_truncated(cut, words):
+    """A dump cut in the middle of a line (no newline after its last)
+    said "unknown record 'nod'" or "node line has 5 fields": the parser
+    says the dump is truncated, with the line's number."""
+    lines = SAMPLE.split("\n")
+    i = next(i for i, line in enumerate(lines) if line.startswith(cut))
+    kept = len(words.split("'")[1])
+    text = "\n".join(lines[:i]) + "\n" + lines[i][:kept]
+    with pytest.raises(DumpError) as e:
+        parse_dump(text)
+    assert e.value.lineno == i + 1
+    assert str(e.value) == (f"dump line {i + 1}: truncated: the dump ends "
+                            f"mid-line (no newline): {words}")
+
+
+def test_a_last_line_without_newline_that_is_wrong_says_so():
+    """A last line that is no record's start is its own error, with a
+    word about the missing newline; a whole last line without a newline
+    parses; a newline before the cut is the missing 'end' line."""
+    body = SAMPLE.rstrip("\n")
+    assert parse_dump(body) == parse_dump(SAMPLE)
+    with pytest.raises(DumpError, match=r"end 2 but 3 node lines \(the last "
+                       r"line, with no newline: a truncated dump\?\)"):
+        parse_dump(body[:-1] + "2")
+    cut = SAMPLE[:SAMPLE.index("end")]
+    with pytest.raises(DumpError, match="missing 'end' line"):
+        parse_dump(cut)
+    with pytest.raises(DumpError, match=r"truncated: .*, and no 'end' line"):
+        parse_dump(cut.rstrip("\n"))

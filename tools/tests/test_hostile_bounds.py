@@ -197,8 +197,8 @@ def test_render_caps_violations_as_check_does(tmp_path):
         status, _, err, _ = run_bounded(
             [RENDER, "--violation", *extra, "-o", tmp_path / "c.svg", dump])
         lines = err.splitlines()
-        assert status == 1 and sum(line.startswith("fail ")
+        assert status == 1 and sum(line.startswith("chain: fail ")
                                    for line in lines) == shown, err
         if shown < 40:
-            assert lines[-1] == f"… and {40 - shown} more violations " \
-                "(--max-violations all prints them)"
+            assert lines[-1] == f"chain: … and {40 - shown} more " \
+                "violations (--max-violations all prints them)"

@@ -2,6 +2,7 @@
 """Tests of the QEMU dump-guest-memory ELF made readable by drgn
 (rbtilib.kernel.vmcore)."""
 
+import os
 import struct
 
 import pytest
@@ -101,5 +102,35 @@ def test_core_without_the_note_is_read_through_a_copy(tmp_path, monkeypatch,
     debuginfo.open_program(args)
     assert open(path, "rb").read() == before
     assert seen["has_note"] and seen["core"] != path
-    assert not (seen["core"] and __import__("os").path.exists(seen["core"]))
+    assert not (seen["core"] and os.path.exists(seen["core"]))
     assert f"{path} is not changed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("what", ["text", "elf without a note"])
+def test_a_core_that_is_not_one_is_named_as_given(what, tmp_path,
+                                                 monkeypatch, capsys):
+    """--core README.md said "not an ELF64 little-endian core dump" without
+    a name, and an ELF file that is no kernel's dump named the temporary
+    copy rbti reads: the message names the path the user gave."""
+    import argparse
+    import types
+    from rbtilib.kernel import commands
+    monkeypatch.setattr(debuginfo, "_drgn", lambda: types.SimpleNamespace(
+        Program=object, MissingDebugInfoError=Exception))
+    if what == "text":
+        core = tmp_path / "README.md"
+        core.write_text("# not a core dump\n")
+        want = "not an ELF64 little-endian core dump"
+    else:
+        path, _, _ = _qemu_core(tmp_path, with_note=False)
+        core = tmp_path / "ls"
+        os.rename(path, core)
+        want = "no VMCOREINFO note"
+    vmlinux = tmp_path / "vmlinux"
+    vmlinux.write_bytes(b"\x7fELF")
+    args = argparse.Namespace(core=str(core), kcore="/proc/kcore",
+                              vmlinux=str(vmlinux), debug_info=None,
+                              command="kernel")
+    assert commands.run(args) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith(f"rbti kernel: {core}: {want}"), err

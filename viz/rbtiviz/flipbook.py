@@ -71,8 +71,10 @@ operation list.
 """
 from __future__ import annotations
 
+import errno
 import html
 import json
+import os
 import re
 from pathlib import Path
 from string import Template
@@ -222,10 +224,14 @@ def render_series(outdir: str | Path) -> list[Path]:
     Each ``outdir/TREE/frames.json`` with a ``deferred`` entry has its
     frames drawn from their dumps, then its pages written as an eager
     :class:`Series` writes them, and ``outdir/index.html`` is rewritten.
-    Raises OSError, ValueError (a bad dump or frames.json) or the errors
+    Raises OSError (*outdir* is no directory, or a file cannot be read
+    or written), ValueError (a bad dump or frames.json) or the errors
     of :func:`rbtiviz.render.write_snapshot`.
     """
     outdir = Path(outdir)
+    if not outdir.is_dir():
+        code = errno.ENOTDIR if outdir.exists() else errno.ENOENT
+        raise OSError(code, os.strerror(code), str(outdir))
     pages = []
     for data_file in sorted(outdir.glob(f"*/{FRAMES_JSON}")):
         data = read_frames_json(data_file)

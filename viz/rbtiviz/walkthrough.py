@@ -84,6 +84,7 @@ def from_dumps(outdir: str | Path, files: list[str], name: str | None = None,
 USAGE = """\
 usage: viz/walkthrough OUTDIR [TREE...]
        viz/walkthrough --dumps OUTDIR [--name NAME] FILE...
+       viz/walkthrough --version
 
   OUTDIR [TREE...]     in the guest, as root, with the module loaded: build
                        a small tree and tear it down on each live tree (all
@@ -95,6 +96,7 @@ usage: viz/walkthrough OUTDIR [TREE...]
                        file in the order given, drawn at once under
                        OUTDIR/NAME/ (NAME: the first dump's tree, or
                        --name); prints its index.html
+  --version            the release and the dump format it reads
   -h, --help           this text
 
 Exit status: 0 done, 1 a tree, dump or file could not be read or drawn,
@@ -109,6 +111,10 @@ def main(argv: list[str]) -> int:
 
     if argv[:1] in (["-h"], ["--help"]):
         print(USAGE, end="")
+        return 0
+    if argv == ["--version"]:
+        from rbtilib import DUMP_FORMAT, RELEASE
+        print(f"viz/walkthrough {RELEASE} (dump format {DUMP_FORMAT})")
         return 0
     if argv[:1] == ["--dumps"]:
         rest, name = argv[1:], None

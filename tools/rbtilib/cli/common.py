@@ -20,8 +20,10 @@ from ..dump import DumpError, Tree, parse_dump, read_dump_file
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_CHANGED, EXIT_BUG = 0, 1, 2, 3, 70
 """0 ok; 1 a tree failed (a violation, a dump that does not parse, a fuzz
-failure); 2 a usage or environment error; 3 (``kernel``, ``verify``) a
-tree kept changing while it was read; 70 (EX_SOFTWARE) a bug in rbti."""
+failure); 2 a usage or environment error; 3 (``kernel``, ``verify``,
+``census``) incomplete: a tree kept changing while it was read (a census
+also: a tree could not be read, or was left unread at its time limit);
+70 (EX_SOFTWARE) a bug in rbti."""
 
 class UsageError(Exception):
     """A bad argument or an unusable environment: exit status 2."""
@@ -115,8 +117,32 @@ def at_least(low: int):
 
 def count_or_all(text: str) -> int | None:
     """A converter of a count of at least 1, or ``all`` (None: no
-    limit); ``--max`` of check and viz/render's ``--max-violations``."""
+    limit): ``--max-violations`` (alias ``--max``) of check and
+    viz/render."""
     return None if text == "all" else at_least(1)(text)
+
+
+def depth_or_word(text: str) -> int | str:
+    """A converter of ``--max-depth`` (rbti show, viz/render): a depth of
+    at least 1, ``all`` or ``auto``."""
+    if text in ("all", "auto"):
+        return text
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise ValueError("expected a number, 'all' or 'auto'") from None
+    if value < 1:
+        raise ValueError("must be at least 1")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A converter of a time in seconds, more than 0 and finite."""
+    import math
+    value = float(text)
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError("must be a number of seconds above 0")
+    return value
 
 
 def add_selection(p, files: bool = False, what: str = "trees") -> None:

@@ -6,7 +6,7 @@ starts without importing the walk (and struct, typing, ...): start-up
 time is what ``rbti show`` costs in the TCG guest.
 """
 
-from .common import add_json, add_selection, check_selection
+from .common import add_json, add_selection, at_least, check_selection, typed
 
 COMMANDS = ("kernel", "verify")
 PRESET_NAMES = ("cfs", "free_vmap_area", "hrtimer", "inspector", "kernfs",
@@ -42,7 +42,8 @@ def _common(p) -> None:
                    "QEMU dump without a VMCOREINFO note is read through a "
                    "copy in $TMPDIR with the kernel's own added (VMCORE "
                    "itself is never changed)")
-    p.add_argument("--attempts", type=int, default=8,
+    p.add_argument("--attempts", type=typed(at_least(1), "--attempts"),
+                   default=8, metavar="N",
                    help="reads before giving up on a changing tree "
                    "(default %(default)s)")
 

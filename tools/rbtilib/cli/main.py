@@ -4,14 +4,16 @@
 import argparse
 import sys
 
+from .. import DUMP_FORMAT, RELEASE
 from ..driver import (DEFAULT_PARAMS, DEFAULT_ROOT, Debugfs, DebugfsError,
                       ReplyError)
+from ..jsondoc import SCHEMA
 from . import family_cmds, fuzz_cmd, kernel_cmd, show_cmd, tree_cmds
 from . import census_cmd
 from .common import (EXIT_BUG, EXIT_USAGE, Formatter, UsageError,
                      environment_error)
 
-VERSION = "rbti 1.2 (dump format 1, JSON schema 1)"
+VERSION = f"rbti {RELEASE} (dump format {DUMP_FORMAT}, JSON schema {SCHEMA})"
 
 DESCRIPTION = """Inspect, check and fuzz the rbtree_inspector module's \
 trees.
@@ -27,7 +29,9 @@ exit status:
      failure
   2  a usage or environment error: a bad argument, not root, no debugfs,
      no module, an unknown tree, a file that cannot be read
-  3  kernel, verify: a tree kept changing while it was read
+  3  kernel, verify, census: incomplete, no violation: a tree kept
+     changing while it was read (census: or could not be read, or was
+     left unread at --time-limit)
   70 an internal error: a bug in rbti (its traceback is printed)
 """
 

@@ -9,7 +9,8 @@ import sys
 from .. import checker, jsondoc
 from ..show import NOT_TTY_LINES, max_depth_for, render
 from .common import (EXIT_FAIL, EXIT_OK, UsageError, add_selection,
-                     color_wanted, dump_reader, print_json, sources)
+                     color_wanted, depth_or_word, dump_reader, print_json,
+                     sources, typed)
 
 
 def _positive_int(text: str) -> int:
@@ -22,17 +23,6 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
-
-
-def _depth_arg(text: str) -> int | str:
-    if text in ("all", "auto"):
-        return text
-    try:
-        int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a number, 'all' or 'auto', not {text!r}") from None
-    return _positive_int(text)
 
 
 def _seconds_arg(text: str) -> float:
@@ -167,7 +157,8 @@ def add_show(sub) -> None:
                    default="auto", help="red nodes in red (default: auto, "
                    "when stdout is a terminal and NO_COLOR is not set; "
                    "otherwise R/B markers)")
-    p.add_argument("--max-depth", type=_depth_arg, default="auto",
+    p.add_argument("--max-depth", type=typed(depth_or_word, "depth"),
+                   default="auto",
                    metavar="N|all|auto",
                    help="fold subtrees below depth N; auto (default) fits "
                    "the terminal's height ($LINES under watch), or "

@@ -16,8 +16,8 @@ def cmd_trees(args, driver) -> int:
     infos = driver.trees()
     if args.json:
         print_json("trees", {"trees": [
-            {"name": i.name, "api": i.api, "flags": sorted(i.flags)}
-            for i in infos]})
+            {"tree": i.name, "name": i.name, "api": i.api,
+             "flags": sorted(i.flags)} for i in infos]})
         return EXIT_OK
     for info in infos:
         print(f"{info.name} {info.api} {format_flags(info.flags)}")
@@ -55,7 +55,8 @@ def cmd_dump(args, driver) -> int:
         if tree is None:
             status = EXIT_FAIL
             if args.json:
-                documents.append({"name": label, "error": error})
+                documents.append({"tree": label, "name": label,
+                                  "error": error})
             else:
                 print(f"{label}: fail dump: {error}", file=sys.stderr)
             continue
@@ -124,7 +125,8 @@ def _print_verdict(v: dict) -> None:
     more = v["violation_count"] - len(v["_found"])
     if more:
         print(f"{label}: … and {more} more violation"
-              f"{'s' if more != 1 else ''} (--max all prints them)")
+              f"{'s' if more != 1 else ''} (--max-violations all "
+              "prints them)")
     if module is not None and not module.ok:
         print(f"{label}: {_module_line(module, v['_tree'])}")
     if v["disagree"]:
@@ -205,9 +207,11 @@ def add_check(sub) -> None:
   rbti check --json --all
 """)
     add_selection(p, files=True)
-    p.add_argument("--max", type=typed(count_or_all, "count"),
+    p.add_argument("--max-violations", "--max", dest="max",
+                   type=typed(count_or_all, "count"),
                    default=checker.SHOWN, metavar="N|all",
                    help="violations to print per tree (default "
                    f"{checker.SHOWN}; 'all' for every one); a last line "
-                   "says how many more there are")
+                   "says how many more there are (viz/render --violation "
+                   "takes the same)")
     dump_reader(p, cmd_check, "the verdicts", hex=False)

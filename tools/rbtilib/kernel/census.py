@@ -21,7 +21,7 @@ from .census_kinds import EXPECTED, KINDS, container_type
 from .census_read import STRUCTURE, Outcome, Specs, read_census_tree
 from .census_walks import CHILDREN, find_kernfs_roots, find_proc_net
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
 
 
 @record
@@ -53,6 +53,25 @@ class Census:
 
     def violations(self) -> list:
         return [(i, o) for i, o in self.results if o.state == "violation"]
+
+    def count(self, state: str) -> int:
+        """Trees read whose verdict is *state* (``changing``,
+        ``unreadable``, ...)."""
+        return sum(o.state == state for _, o in self.results)
+
+    def complete(self) -> bool:
+        """True if every tree found was read to a verdict: none kept
+        changing, none was unreadable, none was left at the time
+        limit."""
+        return not (self.count("changing") or self.count("unreadable")
+                    or self.not_read)
+
+    def status(self) -> int:
+        """The exit status: 1 if a tree has a violation, else 3 if the
+        census is incomplete, else 0."""
+        if self.violations():
+            return EXIT_FAIL
+        return EXIT_OK if self.complete() else EXIT_INCOMPLETE
 
 
 _VARIABLES: dict = {}
@@ -316,6 +335,10 @@ def table(c: Census) -> str:
                  f"{bad} with a violation, in {c.seconds:.1f}s"
                  + (f"; stopped at the {c.stopped}: {c.not_read} trees "
                     "found and not read" if c.stopped else ""))
+    if not c.complete():
+        lines.append(f"incomplete: {c.count('changing')} trees kept "
+                     f"changing, {c.count('unreadable')} could not be "
+                     f"read, {c.not_read} not read")
     for kind, why in sorted(c.missing.items()):
         lines.append(f"no tree of {kind}: {why}")
     return "\n".join(lines) + "\n"

@@ -4,7 +4,7 @@
 import sys
 
 from . import KernelError
-from .census import EXIT_FAIL, EXIT_OK, EXIT_USAGE, blame_lines, run_census
+from .census import EXIT_USAGE, blame_lines, run_census
 from .census_out import document, write_out
 from .debuginfo import DrgnMemory, open_program
 
@@ -24,7 +24,8 @@ def print_census(c, args) -> None:
 
 def run(args, prog=None) -> int:
     """Run ``census``; return the exit status: 1 if a tree has a
-    violation, 2 on an error (no debug info, no /proc/kcore)."""
+    violation, 2 on an error (no debug info, no /proc/kcore), 3 if the
+    census is incomplete (:meth:`Census.status`)."""
     try:
         if prog is None:
             prog = open_program(args)
@@ -41,4 +42,4 @@ def run(args, prog=None) -> int:
             print(f"rbti census: {args.out}: {e}", file=sys.stderr)
             return EXIT_USAGE
     print_census(c, args)
-    return EXIT_FAIL if c.violations() else EXIT_OK
+    return c.status()

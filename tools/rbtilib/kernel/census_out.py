@@ -33,9 +33,12 @@ def document(c) -> str:
     bad = [_violation(i, r, v) for i, r in c.violations()
            for v in r.violations[:10]]
     return jsondoc.document("census", {
-        "ok": not bad, "seconds": round(c.seconds, 3),
+        "ok": c.status() == 0, "complete": c.complete(),
+        "seconds": round(c.seconds, 3),
         "trees": sum(s.trees for s in c.kinds.values()),
         "nodes": sum(s.nodes for s in c.kinds.values()),
+        "changing": c.count("changing"),
+        "unreadable": c.count("unreadable"),
         "stopped": c.stopped, "not_read": c.not_read, "kinds": kinds,
         "violations": bad,
         "missing": [{"kind": k, "why": w}

@@ -11,16 +11,20 @@ _PHDR = struct.Struct("<IIQQQQQQ")
 PT_LOAD, PT_NOTE = 1, 4
 
 
-def _elf_phdrs(f) -> tuple:
-    """(e_phoff, [phdr tuples]) of the ELF64 little-endian file *f*."""
+def _elf_phdrs(f, name: str | None = None) -> tuple:
+    """(e_phoff, [phdr tuples]) of the ELF64 little-endian file *f*;
+    errors name the file *name* (default: *f*'s)."""
+    name = name or f.name
     f.seek(0)
     head = f.read(64)
-    if head[:4] != b"\x7fELF" or head[4] != 2 or head[5] != 1:
-        raise KernelError("not an ELF64 little-endian core dump")
+    if len(head) < 64 or head[:4] != b"\x7fELF" or head[4] != 2 or \
+            head[5] != 1:
+        raise KernelError(f"{name}: not an ELF64 little-endian core dump")
     phoff, = struct.unpack_from("<Q", head, 0x20)
     phentsize, phnum = struct.unpack_from("<HH", head, 0x36)
     if phentsize != _PHDR.size:
-        raise KernelError(f"ELF program header size {phentsize}")
+        raise KernelError(f"{name}: not a core dump (ELF program header "
+                          f"size {phentsize}, expected {_PHDR.size})")
     f.seek(phoff)
     table = f.read(phentsize * phnum)
     return phoff, [_PHDR.unpack_from(table, i * phentsize)
@@ -47,7 +51,7 @@ def core_has_vmcoreinfo(path: str) -> bool:
     """True if the ELF core *path* carries a VMCOREINFO note (what drgn
     needs to treat it as a kernel's memory)."""
     with open(path, "rb") as f:
-        _, phdrs = _elf_phdrs(f)
+        _, phdrs = _elf_phdrs(f, path)
         for p_type, _, off, _, _, filesz, _, _ in phdrs:
             if p_type == PT_NOTE and filesz < 1 << 24:
                 f.seek(off)
@@ -83,7 +87,7 @@ def _image_segments(phdrs: list, phys_base: int, stext: int,
     return out
 
 
-def add_vmcoreinfo(path: str) -> int:
+def add_vmcoreinfo(path: str, name: str | None = None) -> int:
     """Make a QEMU ``dump-guest-memory`` ELF (paging off) readable by drgn
     as the kernel's memory.
 
@@ -102,11 +106,14 @@ def add_vmcoreinfo(path: str) -> int:
     not translate anything ("recursive address translation").  The note
     gives ``phys_base``, so the image's virtual view of the same bytes is
     added too (x86-64: __START_KERNEL_map + physical - phys_base).
-    Returns the file offset where the note was found."""
+    Returns the file offset where the note was found.  Errors name the
+    file *name* (default *path*): the dump the user gave, of which *path*
+    may be a copy."""
     import mmap
+    name = name or path
     marker = VMCOREINFO_NAME + b"\0\0OSRELEASE="
     with open(path, "r+b") as f:
-        phoff, phdrs = _elf_phdrs(f)
+        phoff, phdrs = _elf_phdrs(f, name)
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
             found, pos = None, m.find(marker)
             while pos >= 12 and found is None:
@@ -121,7 +128,7 @@ def add_vmcoreinfo(path: str) -> int:
                 else:
                     pos = m.find(marker, pos + 1)
         if found is None:
-            raise KernelError(f"{path}: no VMCOREINFO note in its memory "
+            raise KernelError(f"{name}: no VMCOREINFO note in its memory "
                               "(not a Linux guest, or a kernel without "
                               "CONFIG_CRASH_CORE)")
         info = dict(line.split("=", 1) for line in note[24:].decode(
@@ -163,7 +170,7 @@ def patched_copy(path: str) -> tuple[str, int]:
     os.close(fd)
     try:
         shutil.copyfile(path, copy)
-        return copy, add_vmcoreinfo(copy)
+        return copy, add_vmcoreinfo(copy, path)
     except BaseException:
         os.unlink(copy)
         raise
