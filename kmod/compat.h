@@ -12,7 +12,7 @@
 /*
  * EEVDF (6.6): the CFS runqueue's tasks_timeline is ordered by
  * sched_entity.deadline and augmented with sched_entity.min_vruntime, the
- * least vruntime in each subtree; before, it was ordered by vruntime.
+ * least vruntime in each subtree; before 6.6 it is ordered by vruntime.
  */
 #if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
 #define RBTI_HAVE_EEVDF 1

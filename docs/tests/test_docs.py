@@ -220,7 +220,7 @@ def test_results_writes_the_page_of_times(tmp_path):
 
 def test_no_history_in_the_documents():
     history = re.compile(r"earlier that day|this round|was reverted|previous revision|"
-                         r"until 20\d\d-\d\d-\d\d", re.I)
+                         r"until 20\d\d-\d\d-\d\d|\bissues? #?\d+", re.I)
     pages = DOCS + sorted((REPO / "kmod").glob("**/*.md"))
     found = [f"{p.relative_to(REPO)}: {m.group(0)}" for p in pages
              for m in history.finditer(text(p))]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """CONFIG_DEBUG_RBTREE: the kernel edits and the commit message.
 
 lib/rbtree_debug.c is kmod/patches/debug/rbtree_debug.c as is; what it

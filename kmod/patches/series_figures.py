@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The cover letter's cost paragraph, written from the measurements' pages.
 
 Every figure of the paragraph is read from a page a command of the

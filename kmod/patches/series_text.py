@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The text of the generic-rbtree patch series, for kmod/patches/gen-series.
 
 Commit messages, the cover letter, the documentation and the code of the

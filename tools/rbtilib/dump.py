@@ -27,8 +27,8 @@ from .dumptypes import (  # noqa: F401 (re-exported: import them from here)
 _HEADER = ("tree", "api", "flags", "count", "nodes", "root", "leftmost",
            "rightmost", "height", "aug")
 _OPTIONAL = ("nodes",)
-"""Header lines an older module does not write (``nodes``, added with the
-``lost`` lines)."""
+"""Header lines a dump may leave out (``nodes``: a dump without a node
+list has neither it nor ``lost`` lines)."""
 
 _DIGITS = 20
 """The most digits a number of a dump has (2^64-1 has 20): a longer one is
@@ -219,7 +219,7 @@ class _Parser:
         pos = len(self.header)
         want = _HEADER[pos] if pos < len(_HEADER) else "node"
         if want in _OPTIONAL and tag == _HEADER[pos + 1]:
-            self.header[want] = None        # an older module's dump
+            self.header[want] = None        # a dump without a node list
             want = tag
         if self.nodes or self.lost or self.error or tag != want:
             raise DumpError(lineno, f"unexpected {quoted(tag)} line (expected "

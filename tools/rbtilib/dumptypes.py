@@ -99,8 +99,8 @@ def implied_rule(flags: frozenset) -> str | None:
 def tree_rule(tree) -> str | None:
     """The augment rule *tree*'s aug values follow: the one its dump
     carries (``aug NAME RULE``), else the one its flags imply; None if
-    the tree has an aug whose rule nobody wrote (an older ``rbti kernel``
-    dump: its aug is not checked, and the checker says so)."""
+    the tree has an aug whose rule its dump does not name (its aug is
+    not checked, and the checker says so)."""
     return tree.aug_rule or implied_rule(tree.flags)
 
 
@@ -148,7 +148,7 @@ class Tree:
     ``nodes`` holds the ``node`` lines in dump order (preorder through
     child links), ``lost`` the ``lost`` lines (allocated nodes the walk did
     not reach, in allocation order).  ``allocated`` is the ``nodes N``
-    header, None if the dump has none (an older module).
+    header, None if the dump has none (a dump without a node list).
     """
 
     name: str
@@ -175,8 +175,8 @@ class Tree:
     aug_rule: str | None = None
     """The rule of the ``aug NAME RULE`` line (``size``, ``max:V``,
     ``min:V``, ``sum:V``) of a tree read from kernel memory; None on a
-    module's tree (its flags imply the rule: :func:`tree_rule`) and on an
-    older dump that names no rule."""
+    module's tree (its flags imply the rule: :func:`tree_rule`) and on a
+    dump that names no rule."""
 
 
 HEX_FIELDS = ("key", "aug")

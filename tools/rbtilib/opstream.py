@@ -17,7 +17,7 @@ as ``I KEY HINTKEY`` or ``N KEY HINTKEY``, so that the climb from a hint
 ``i`` or ``n`` (:func:`op_text`).  The hint key is a function of the key
 alone (:func:`hint_of`), so a shrunk repro keeps its hints.
 
-The rbtree family's trees (issue 30) read the same stream in their own
+The rbtree family's trees read the same stream in their own
 *dialect* (:func:`dialect_of`, :func:`op_text`): on a ``value`` tree an
 insert carries VALUE = :func:`value_of` (KEY); on an ``interval`` tree
 inserts and erases carry LAST = :func:`last_of` (START) and a near is an

@@ -3,8 +3,8 @@
 
 ``import dataclasses`` also imports inspect, ast, dis, tokenize and about
 fifteen other modules; in the debug TCG guest each import costs tens of
-milliseconds of 9p lookups and unmarshalling, and that was most of the time
-``rbti show`` took there.  This module builds the same ``__init__``,
+milliseconds of 9p lookups and unmarshalling, which would be most of the
+time ``rbti show`` takes there.  This module builds the same ``__init__``,
 ``__eq__``, ``__repr__`` (and ``__hash__`` and read-only attributes when
 frozen) from the class annotations, with :func:`replace` and
 :func:`fields` for the callers that need them.

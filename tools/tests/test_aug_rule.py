@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """A dump carries its augment rule (``aug NAME RULE``), so that a saved
-or kernel-read dump checks on the host as a live read does; an older dump
+or kernel-read dump checks on the host as a live read does; a dump
 without one still parses and says what it cannot check."""
 
 import subprocess
@@ -39,7 +39,7 @@ OLD = "".join(
     "" if line.startswith("value ") else
     line.replace(" max:va_size", "").replace(",value", "") + "\n"
     for line in FREE_VMAP.splitlines())
-"""The same dump as an older rbti kernel wrote it: no rule, no VALUE."""
+"""The same dump without its rule and VALUEs."""
 
 
 def node1_aug(text: str, aug: int) -> str:
@@ -90,8 +90,8 @@ def test_every_rule_checked(rule, values, want):
 
 
 def test_a_saved_kernel_dump_checks_as_live(tmp_path, capsys):
-    """The reproduction of issue 39: node 1's subtree_max_size set to 7
-    in the saved free vmap tree passed rbti check and viz/render."""
+    """Node 1's subtree_max_size set to 7 in the saved free vmap tree:
+    rbti check, show and viz/render report it, as a live read does."""
     path = tmp_path / "free-vmap.dump"
     path.write_text(node1_aug(FREE_VMAP, 7))
     status = cli.main(["check", str(path)], FakeDebugfs())

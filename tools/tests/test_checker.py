@@ -85,7 +85,7 @@ def test_order_on_dup_tree():
     expect(corrupt_tree(tree, "key 1 6"), "order", second.id)
     # Equal to its neighbour is fine on a dup tree if the ids increase ...
     assert check(corrupt_tree(tree, "key 9 5")) == []
-    # ... but not before its equals with smaller ids (issue 12).
+    # ... but not before its equals with smaller ids.
     found = expect(corrupt_tree(tree, "key 1 5"), "dup-order", second.id)
     assert f"follows node #{first.id} (key 5)" in found.message
 
@@ -290,7 +290,7 @@ def test_classes_in_contract_order():
 
 
 def test_violation_text_names_ids_and_keys():
-    """One vocabulary (issue 39): an id has a '#', its key follows; the
+    """One vocabulary: an id has a '#', its key follows; the
     module's check line has the id alone, and rbti adds the key."""
     v = Violation("parent", 5, "the root's parent pointer is node #7 (key "
                   "12), not NIL", "40")
@@ -301,9 +301,9 @@ def test_violation_text_names_ids_and_keys():
 
 
 def test_the_leftmost_cache_on_the_root_names_ids_and_keys():
-    """The reproduction of issue 39: the cache pointed at the root, whose
-    id is a key of another node; the message said "node 7" (an id) and
-    the picture ringed the node whose key is 7."""
+    """The cache points at the root, whose id is another node's key: the
+    message names the root by '#' and id, then its key, so that neither
+    it nor the picture takes the id for a key."""
     tree = build_tree([7, 3, 9, 1, 5, 8, 10], INFO["santos"])
     bad = record.replace(tree, leftmost=tree.root)
     root, first = bad.nodes[bad.root], next(inorder(bad))
@@ -351,7 +351,7 @@ def test_random_corruption_is_caught(info, keys, data):
     assert found is not None and found.cls in want, (text, found)
 
 
-# -- hand-made broken dumps, one per class (issue 12) --------------------
+# -- hand-made broken dumps, one per class -------------------------------
 
 HEAD = """\
 tree t
@@ -432,23 +432,23 @@ def test_hand_made_broken_dump(cls):
     expect(parse_dump(hand_dump(**changes)), cls, node)
 
 
-def test_issue_shared_child_on_dup_tree():
+def test_shared_child_on_dup_tree():
     # Node 2 links node 1 as both children; node 3 is lost.
     text = hand_dump(flags="dup,count", leftmost="-", rightmost="-",
                      aug="-", lines=["node 2 5 B - 1 1 -",
                                      "node 1 5 R 2 - - -",
                                      "lost 3 5 R 2 - - -"])
     expect(parse_dump(text), "shared", 2)
-    # A dump without the 'nodes' line (the older module), the lost node
-    # left out and the cached count 3: still caught (the old checker
-    # counted node 1 twice and took it).
+    # A dump without the 'nodes' line, the lost node left out and the
+    # cached count 3: still caught (counting node 1 twice would match the
+    # count and hide it).
     old = hand_dump(flags="dup,count", leftmost="-", rightmost="-", aug="-",
                     nodes=None, count=3,
                     lines=["node 2 5 B - 1 1 -", "node 1 5 R 2 - - -"])
     expect(parse_dump(old), "shared", 2)
 
 
-def test_issue_equal_keys_out_of_id_order():
+def test_equal_keys_out_of_id_order():
     # In order: ids 4, 2, 3 with equal keys: 2 was inserted before 4.
     text = hand_dump(flags="dup,leftmost,rightmost,count", leftmost=4,
                      aug="-", nodes=None,
@@ -457,7 +457,7 @@ def test_issue_equal_keys_out_of_id_order():
     expect(parse_dump(text), "dup-order", 2)
 
 
-def test_issue_unknown_parent_is_not_id_minus_one():
+def test_unknown_parent_is_not_id_minus_one():
     # id -1 is out of the id range: the dump is malformed ...
     text = hand_dump(flags="unique", leftmost="-", rightmost="-", aug="-",
                      nodes=None, count=2, root=-1,
@@ -473,7 +473,7 @@ def test_issue_unknown_parent_is_not_id_minus_one():
 def test_black_height_reference_of_zero_blacks_is_kept():
     # A red root with a NIL left child: the first NIL path has 0 black
     # nodes.  The black node 3 then ends paths with 1: a violation, which
-    # 'if not nil_blacks' used to hide by taking 1 as the reference.
+    # taking 1 as the reference (as 'if not nil_blacks' would) hides.
     text = hand_dump(flags="unique", leftmost="-", rightmost="-", aug="-",
                      nodes=None, count=2,
                      lines=["node 2 20 R - - 3 -", "node 3 30 B 2 - - -"])

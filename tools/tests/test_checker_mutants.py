@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Mutation test of the checker (issue 12).
+"""Mutation test of the checker.
 
 Valid trees get random edits (child and parent links, colours, keys,
 caches, aug, header fields); each mutant goes through the dump text and

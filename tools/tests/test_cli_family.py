@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""rbti on the rbtree family's trees (issue 30), against the fake:
+"""rbti on the rbtree family's trees, against the fake:
 overlap, stress, and VALUEs and latch copies in dump, show and --json."""
 
 import json

@@ -98,7 +98,7 @@ def test_malformed_names_the_line(old, new, line, words):
     assert words in str(err.value)
 
 
-# -- strictness (issue 12) ----------------------------------------------
+# -- strictness ----------------------------------------------------------
 
 NEW_SAMPLE = """\
 tree santos_aug

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The rbtree family's dumps (issue 30): the parser's new lines and
+"""The rbtree family's dumps: the parser's new lines and
 fields and their malformed forms, and both checkers on a hand-made broken
 dump of every new invariant (tests_support/family.py)."""
 

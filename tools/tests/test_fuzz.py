@@ -297,7 +297,7 @@ def test_failure_snapshot_via_viz(tmp_path, viz):
     assert open(svg).read().lstrip().startswith(("<?xml", "<svg"))
 
 
-# -- issue 12: seeds, key generators, phases, single-op files, stats ----
+# -- seeds, key generators, phases, single-op files, stats ---------------
 
 def test_seed_is_random_by_default_printed_first_and_reusable(capsys):
     import io

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The fuzzer on the rbtree family's trees (issue 30), against the fake
+"""The fuzzer on the rbtree family's trees, against the fake
 module: clean runs in every key mode with the checking schedule, and a
 fault of each new kind caught, shrunk and replayed."""
 

@@ -111,7 +111,7 @@ def test_kernel_json(monkeypatch, capsys):
 
 def test_kernel_check_caps_and_notes(monkeypatch, capsys):
     """kernel --check prints ten violations and '… and N more', as rbti
-    check does; an aug without a rule is a note (issue 39)."""
+    check does; an aug without a rule is a note."""
     n = 20
     shape = {i: (i * 10, "B", i - 1 if i else None, None,
                  i + 1 if i + 1 < n else None) for i in range(n)}

@@ -76,9 +76,9 @@ def test_cli_preset_names_are_the_presets():
 
 def test_core_without_the_note_is_read_through_a_copy(tmp_path, monkeypatch,
                                                      capsys):
-    """--core never changes the user's dump (it used to append the note to
-    it in place, and failed on a read-only one): drgn reads a patched copy,
-    removed once drgn has it open."""
+    """--core never changes the user's dump, and reads a read-only one:
+    drgn reads a patched copy (the note appended), removed once drgn has
+    it open."""
     import argparse
     import types
     path, _, _ = _qemu_core(tmp_path)

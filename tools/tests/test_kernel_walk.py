@@ -136,7 +136,7 @@ def test_augmented_min_rule():
 def test_the_dump_carries_the_augment_rule(rule):
     """The dump of a tree read from memory names its augment rule and
     each node's own value, so the saved text checks on the host exactly
-    as the live read did (issue 39: the rule was lost with the read)."""
+    as the live read did."""
     sp = spec(aug_name="a", aug=lambda e, c: e.aug, aug_rule=rule,
               aug_value=None if rule == "size" else (lambda e, c: e.key),
               aug_value_name=None if rule == "size" else "k")

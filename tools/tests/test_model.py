@@ -127,7 +127,7 @@ ModelVsRBTree.TestCase.settings = settings(max_examples=60,
 TestModelVsRBTree = ModelVsRBTree.TestCase
 
 
-# -- the rbtree family: values, intervals, overlap order (issue 30) --------
+# -- the rbtree family: values, intervals, overlap order -----------------
 
 INTERVAL = frozenset({"dup", "augmented", "value", "interval"})
 

@@ -53,7 +53,8 @@ class FakeDebugfs:
     """An in-memory stand-in for :class:`~rbtilib.driver.Debugfs`.
 
     With *allocated* (the default) its dumps have the contract's ``nodes``
-    line, like the module after issue 12; without it, like the old one.
+    line, like the module's; without it, they have none, like a dump
+    without a node list.
 
     *fault*, if given, is called as ``fault(tree, op, key, line)`` (op
     ``I`` or ``N`` for a hinted insert or near) for

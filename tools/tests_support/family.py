@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Valid sample dumps of the rbtree family's trees (issue 30), shared by
+"""Valid sample dumps of the rbtree family's trees, shared by
 the parser's, the checkers', show's and viz's tests.
 
 Each is small and hand-checked: ``MAX_DUMP`` a ``max``-augmented tree of

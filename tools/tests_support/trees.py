@@ -41,7 +41,7 @@ FAMILY_TREES = [
     TreeInfo("latch", "latch", parse_flags("unique,latch")),
     TreeInfo("mainline_rcu", "mainline", parse_flags("unique,lockless")),
 ]
-"""The rbtree family's trees (issue 30), as kmod/DEBUGFS.md lists them
+"""The rbtree family's trees, as kmod/DEBUGFS.md lists them
 (mainline_rcu on 6.12 only)."""
 
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 "use strict";
 const DATA = JSON.parse(document.getElementById("data").textContent);
 const $ = (id) => document.getElementById(id);

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The rbtree family's trees (issue 30) in the renderer, the viewer and
+"""The rbtree family's trees in the renderer, the viewer and
 the flipbook: VALUEs, augments by rule, latch copy 0 with a note."""
 from __future__ import annotations
 

@@ -69,8 +69,8 @@ def test_malformed_frames_json(tmp_path, change):
     "index.html", "", "frame_00001.svg\x00"])
 def test_frame_file_is_a_plain_name(tmp_path, name):
     """A frame's file that is absolute or holds a directory: refused
-    before anything is read or written (it used to read the dump beside
-    it and write the image there)."""
+    before anything is read or written (no dump beside it is read, no
+    image written there)."""
     out = tmp_path / "out"
     data_file = deferred(out)
     target = tmp_path / "frame_00001.dump"

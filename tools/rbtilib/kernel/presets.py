@@ -191,7 +191,7 @@ that keeps it); RBTI_AUG_MAX on an interval tree is named interval-last."""
 def _node_list(prog, tree) -> dict:
     """TreeSpec fields for the module's per-tree list of allocated nodes
     (kmod/inspector.h: rbti_tree.all and .nodes, rbti_node.list), or {}
-    for a module built before it had one."""
+    if the module's types have no such list."""
     drgn = _drgn()
     try:
         return dict(list_head=int(tree.all.address_),
