@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # rbtree-inspector: two generic rbtree APIs for Linux 6.1 and 6.12, a debugfs tree
 # inspector, and a guest-side fuzzer and checker. `make help` lists targets.
 # The work lives in scripts under qemu/ (and kmod/, tools/, viz/); the targets
@@ -28,7 +29,7 @@ FLAVOUR ?= stock
 SUITES ?=
 export SUITES
 
-.PHONY: help deps kernel module run test shell check bench patches mutants coverage kcsan clean distclean
+.PHONY: help deps kernel module run test soak shell check bench patches mutants coverage kcsan clean distclean
 
 help:
 	@echo "KERNEL=6.1|6.12 with any target: the kernel (default 6.1; patches, kcsan: 6.12)"
@@ -38,6 +39,7 @@ help:
 	@echo "                stock kernels' checks; ends on 'N passed, N failed, N skipped'"
 	@echo "                (SUITES=kunit,tools: only those, qemu/test-all --list; QUICK=1:"
 	@echo "                qemu/suites-quick, every check at small sizes, the inner loop)"
+	@echo "make soak       the long runs beside the gate, qemu/suites-soak; docs/generated/soak.md"
 	@echo "make shell      boot the guest (FLAVOUR as for run), module loaded, shell on it"
 	@echo "make check      checkpatch --strict, W=1 and sparse over kmod/ (debug kernel first)"
 	@echo "make bench      benchmarks, host and guest (QUICK=1: short); docs/generated/bench.md"
@@ -69,6 +71,9 @@ run:
 
 test: deps
 	@qemu/test-all
+
+soak: deps
+	@SOAK=1 qemu/test-all
 
 shell:
 	@qemu/install-deps $(RUN_DEPS)

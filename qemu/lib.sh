@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # Shared settings and helpers for the qemu/ scripts. Source it; do not run it.
 # Every variable can be overridden from the environment.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # Running test suites under a time limit and recording them, on the host
 # (qemu/test-all) and in the guest (qemu/guest-suites). The list of suites
@@ -6,9 +7,15 @@
 # Source it; do not run it.
 set -o pipefail
 
-# QUICK=1: the quick tier's list, qemu/suites-quick. Exported: the guest's
-# half of a run (qemu/guest-suites) reads the same list.
-SUITES_FILE=${RBTI_SUITES_FILE:-$QEMU_DIR/suites${QUICK:+-quick}}
+# The tiers: qemu/suites (make test, the gate), QUICK=1 qemu/suites-quick
+# (the inner loop), SOAK=1 qemu/suites-soak (make soak: the long runs).
+# Exported: the guest's half of a run (qemu/guest-suites) reads the same
+# list.
+if [ -n "${SOAK:-}" ]; then
+	SUITES_FILE=${RBTI_SUITES_FILE:-$QEMU_DIR/suites-soak}
+else
+	SUITES_FILE=${RBTI_SUITES_FILE:-$QEMU_DIR/suites${QUICK:+-quick}}
+fi
 export RBTI_SUITES_FILE=$SUITES_FILE
 
 # suite_list [WHERE]: "NAME WHERE LIMIT FLOOR" for every suite in the list (of
@@ -84,22 +91,44 @@ run_limited() {
 	return $rc
 }
 
+# cpu_seconds PID: the CPU seconds (user and system) of the children of
+# shell PID ($BASHPID, read outside the command substitution) that have
+# ended and been waited for; "?" where /proc cannot tell.
+cpu_seconds() {
+	awk -v hz="$(getconf CLK_TCK 2>/dev/null || echo 100)" '{
+		sub(/^.*\) /, "")	# past "pid (comm) ": field 1 is the state
+		printf "%.1f\n", ($14 + $15) / hz
+	}' "/proc/$1/stat" 2>/dev/null || echo "?"
+}
+
+# cpu_since PID C0: the CPU seconds of PID's children since cpu_seconds
+# said C0.
+cpu_since() {
+	awk -v a="$2" -v b="$(cpu_seconds "$1")" 'BEGIN {
+		if (a == "?" || b == "?") print "?"; else printf "%.1f\n", b - a
+	}'
+}
+
 # run_suite NAME LIMIT: run a suite from the list with its output in
 # $RESULTS/NAME.log, under run_limited (SIGTERM to its whole process group
 # at LIMIT seconds, SIGKILL 10 s later); then print its progress line. Never
 # fails: whatever happened is in the recorded files, or their absence.
+# NAME.cpu: the CPU seconds the suite's processes took (in the guest, the
+# guest's own CPU time).
 run_suite() {
-	local name=$1 limit=$2 cmd rc t0
+	local name=$1 limit=$2 cmd rc t0 c0 me=$BASHPID
 	cmd=$(suite_command "$name")
 	t0=$(date +%s)
+	c0=$(cpu_seconds "$me")
 	echo "[$(elapsed)] suite $name: started (limit $limit s)"
-	rm -f "$RESULTS/$name".{log,rc,secs,limit}
+	rm -f "$RESULTS/$name".{log,rc,secs,limit,cpu}
 	echo "$limit" >"$RESULTS/$name.limit"
 	# Not a pipe through tee: the suite's exit status and nothing else.
 	run_limited "$limit" "$cmd" >"$RESULTS/$name.log" 2>&1 </dev/null
 	rc=$?
 	echo "$rc" >"$RESULTS/$name.rc"
 	echo "$(( $(date +%s) - t0 ))" >"$RESULTS/$name.secs"
+	cpu_since "$me" "$c0" >"$RESULTS/$name.cpu"
 	echo "[$(elapsed)] $("$QEMU_DIR/results" count "$name" "$RESULTS" 2>&1)"
 	return 0
 }
