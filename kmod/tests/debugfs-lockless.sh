@@ -10,35 +10,51 @@ LOCKLESS_TREES="latch mainline_rcu"
 # during_insert TREE: insert 1..40000 in one write in the background and
 # meanwhile look up 1, the first key the write links, until it is there,
 # then 40000, the last: prints "part" if 40000 was not there yet (the find
-# saw part of the write), "whole" if it was; clears TREE. Keys go in in the
-# order written, so the window is the whole of the write's linking, not a
-# quarter of it: a find that waits for the tree lock can only see "whole".
-during_insert() {
+# saw part of the write), "whole" if it was, "never" if the write ended
+# without linking 1; clears TREE. Keys go in in the order written, so the
+# window is the whole of the write's linking, not a quarter of it: a find
+# that waits for the tree lock can only see "whole". The writer and the
+# finds share CPU 0, so that the guest's scheduler interleaves them, not
+# the host's: the finds never sleep, and the write gives them the CPU at a
+# cond_resched() (every 1024 keys linked) once its time slice is used.
+# A subshell, which it pins.
+during_insert() (
 	put "$D/$1/clear" 1
 	seq 1 40000 | tr '\n' ' ' >"$TMP/keys"
+	read -r _me _ </proc/self/stat
+	if ! taskset -p 1 "$_me" >/dev/null 2>&1; then
+		echo "unpinned"
+		return
+	fi
 	put_file "$D/$1/insert" "$TMP/keys" &
 	_pid=$!
 	_seen=never
-	_i=0
-	while [ "$_i" -lt 200000 ]; do
+	while :; do
 		if put "$D/$1/find" 1; then
 			_seen=whole
 			put "$D/$1/find" 40000 || _seen=part
 			break
 		fi
-		_i=$((_i + 1))
+		# The writer gone (reaped, or a zombie): 1 is there now, or
+		# the write failed.
+		if ! read -r _ _ _st _ 2>/dev/null <"/proc/$_pid/stat" ||
+			[ "$_st" = Z ]; then
+			if put "$D/$1/find" 1; then
+				_seen=whole
+			fi
+			break
+		fi
 	done
 	wait "$_pid"
 	put "$D/$1/clear" 1
 	echo "$_seen"
-}
+)
 
 # find on a lockless tree takes no tree lock: it sees part of an insert
 # write, which holds the lock until all of its keys are in (under the
 # lock a find sees all of a write or none of it: 1 present and 40000
-# absent would be impossible). A write fast enough to end before a find
-# gets through (a vCPU descheduled by a busy host) is tried again, five
-# times in all.
+# absent would be impossible). A write whose linking ends within one time
+# slice of its CPU would show whole: it is tried again, five times in all.
 test_lockless_find() {
 	for t in $LOCKLESS_TREES; do
 		[ -d "$D/$t" ] || continue
@@ -142,24 +158,20 @@ test_stress_threads() {
 	done
 }
 
-# stress_threads_alive: how many rbti-stress kthreads exist, counted again
-# (a second at a time, five times at most) while some do: a thread that
-# kthread_stop() has ended may still be leaving the process list.
+# stress_threads_alive: how many rbti-stress kthreads exist that are not
+# exiting. kthread_stop() returns once its
+# thread has begun to exit (PF_EXITING, 4, in the flags, the ninth field
+# of /proc/PID/stat), and such a thread may still be on the process list
+# a moment after: it is not counted; a thread never stopped is.
 stress_threads_alive() {
-	_tries=0
-	while :; do
-		_alive=0
-		for _comm in /proc/[0-9]*/comm; do
-			read -r _name 2>/dev/null <"$_comm" || continue
-			case $_name in
-			rbti-stress-*) _alive=$((_alive + 1)) ;;
-			esac
-		done
-		_tries=$((_tries + 1))
-		if [ "$_alive" -eq 0 ] || [ "$_tries" -ge 5 ]; then
-			break
-		fi
-		sleep 1
+	_alive=0
+	for _stat in /proc/[0-9]*/stat; do
+		read -r _ _name _ _ _ _ _ _ _flags _ 2>/dev/null <"$_stat" || continue
+		case $_name in
+		"(rbti-stress-"*)
+			[ $((_flags & 4)) -ne 0 ] || _alive=$((_alive + 1))
+			;;
+		esac
 	done
 	echo "$_alive"
 }

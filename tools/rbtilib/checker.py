@@ -4,7 +4,8 @@
 :func:`violations` yields every violation of a parsed :class:`Tree` in the
 order the module's ``check`` (``rbti_check()`` in kmod/inspector_walk.c)
 meets them, so :func:`first_violation` names the same class and node as
-the module.  The order (CONTRACT.md, issue 12):
+the module.  The order, which kmod/DEBUGFS.md "check classes" gives
+too:
 
 0. ``shape``: the one shape walk (:mod:`rbtilib.shape`), preorder through
    child links, left before right.  Following the link from node X to
@@ -42,7 +43,7 @@ the module.  The order (CONTRACT.md, issue 12):
    cached (blaming the node the cache should point at), ``augment`` for a
    wrong ``aug`` header, the height bound height <= 2*floor(log2(n+1))
    (root), and a header height that is not the real one (root).
-4. latch trees (issue 30), after every class of copy 0: copy 1 (the
+4. latch trees, after every class of copy 0: copy 1 (the
    ``copy 1`` section) through steps 0 and 2 and the height checks of
    step 3 (not ``unreachable``, ``count``, the caches or ``augment``),
    each reported as ``copy 1: ...``; then ``latch`` if copy 1's in-order

@@ -8,7 +8,8 @@ reads to end of file) and returns the errno of the step that failed.
 and the readers (``dump``, ``check``, ``stats``, ``trees`` of random
 trees until the writers end); every process posts the command it is in
 to a shared slot, and the parent fails a command that runs past the
-deadline.  Before each command a writer appends it to its journal (a file
+deadline (which :func:`calibrate` scales by how slow the guest is).
+Before each command a writer appends it to its journal (a file
 of the host's output directory), so that a hang that kills the guest is
 still attributable.  :func:`shrink_failure` replays a writer's list on
 freshly loaded modules (rmmod, insmod between tries) to a 1-minimal
@@ -41,6 +42,15 @@ DEFAULTS = {"allow_corrupt": "N", "max_nodes": "1048576",
 """The module's parameters as loaded (DEBUGFS.md, "Module parameters")."""
 SETUP = Cmd("w", "@stress_seconds", b"1")
 """Every list starts with it: a stress run lasts at most a second."""
+CALIBRATION_READS = 400
+"""Reads the calibration makes: ``trees``, then one tree's ``stats``,
+``check`` and ``dump``, in turn."""
+NOMINAL_SECONDS = 0.5
+"""What the calibration takes in the debug guest (TCG) on a host that
+runs nothing else (0.25 s for 200 reads on 2 cores, 6.1)."""
+MAX_SLOWDOWN = 10.0
+"""The most a deadline is scaled by: a command that hangs still fails
+within ten times the deadline."""
 REPORTS = re.compile(r"BUG:|WARNING:|Oops|KASAN|UBSAN|general protection|"
                      r"kernel BUG|INFO: task|lockdep|possible circular|"
                      r"suspicious RCU|watchdog:|rcu_sched|rcu_preempt|"
@@ -100,6 +110,24 @@ def _killed_write(path: str, data: bytes) -> tuple[str, str] | None:
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
     return None
+
+
+def calibrate(tree: str | None) -> tuple[float, float]:
+    """How slow the guest is now: ``(factor, seconds)``, *seconds* the
+    time :data:`CALIBRATION_READS` small reads of debugfs files (of
+    *tree*, freshly loaded, if given) take, *factor* that over
+    :data:`NOMINAL_SECONDS`, at least 1 and at most
+    :data:`MAX_SLOWDOWN`: what a deadline is multiplied by.  A busy host
+    stalls the guest, and its commands with it, for as long as it
+    likes; the deadline stretches with the slowness measured in the same
+    boot, and a hang still fails."""
+    paths = ["trees"] + [f"{tree}/{name}" for name in ("stats", "check",
+                                                       "dump") if tree]
+    t0 = time.monotonic()
+    for i in range(CALIBRATION_READS):
+        execute(Cmd("r", paths[i % len(paths)]))
+    secs = time.monotonic() - t0
+    return min(MAX_SLOWDOWN, max(1.0, secs / NOMINAL_SECONDS)), secs
 
 
 def bad_result(cmd: Cmd, res: tuple[str, str] | None) -> str | None:

@@ -240,6 +240,30 @@ def test_a_command_past_the_deadline_is_caught(tmp_path, monkeypatch):
     os.waitpid(out.stuck_pid, 0)
 
 
+def test_the_calibration_scales_the_deadline_within_bounds(tmp_path,
+                                                          monkeypatch):
+    """A guest as fast as the nominal one, or faster, keeps the deadline
+    (factor 1); a slower one stretches it by its slowness, at most
+    MAX_SLOWDOWN times, so that a hang still fails."""
+    monkeypatch.setattr(ifuzz_run, "ROOT", str(tmp_path))
+    (tmp_path / "t").mkdir()
+    for name in ("trees", "t/stats", "t/check", "t/dump"):
+        (tmp_path / name).write_bytes(b"x\n")
+    reads = []
+    real = ifuzz_run.execute
+    monkeypatch.setattr(ifuzz_run, "execute",
+                        lambda cmd: reads.append(cmd.path) or real(cmd))
+    factor, secs = ifuzz_run.calibrate("t")
+    assert len(reads) == ifuzz_run.CALIBRATION_READS
+    assert set(reads) == {"trees", "t/stats", "t/check", "t/dump"}
+    assert factor == max(1.0, secs / ifuzz_run.NOMINAL_SECONDS) >= 1.0
+    clock = iter([0.0, 3 * ifuzz_run.NOMINAL_SECONDS])
+    monkeypatch.setattr(ifuzz_run.time, "monotonic", lambda: next(clock))
+    assert ifuzz_run.calibrate(None)[0] == pytest.approx(3.0)
+    clock = iter([0.0, 1000 * ifuzz_run.NOMINAL_SECONDS])
+    assert ifuzz_run.calibrate(None)[0] == ifuzz_run.MAX_SLOWDOWN
+
+
 def test_a_clean_round_counts_its_commands(tmp_path, monkeypatch):
     monkeypatch.setattr(ifuzz_run, "ROOT", str(tmp_path))
     (tmp_path / "t").mkdir()

@@ -10,6 +10,8 @@ import os
 import pytest
 
 from rbtilib.driver import DebugfsError
+from rbtilib.kernel import stable, walk
+from tests_support.kmem import GOOD, build, spec
 from tests_support.trees import (CONTRACT_TREES, FAMILY_TREES, FakeDebugfs,
                                  load_script)
 
@@ -51,3 +53,23 @@ def test_the_seven_contract_trees_run_79_cases():
     """The README's count, from the flags alone."""
     kt = load_script(PATH, "kernel_tests")
     assert sum(kt.expected_cases(i.flags) for i in CONTRACT_TREES) == 79
+
+
+def test_the_big_read_counts_its_reads_of_memory(monkeypatch):
+    """test_big's bound on work: a pass makes a few reads a node; a walk
+    that reads every node over and over passes READS_PER_NODE."""
+    kt = load_script(PATH, "kernel_tests")
+    mem = kt.CountedMemory(build(GOOD, 0))
+    got = stable.read_stable(mem, spec())
+    assert len(got.snap.nodes) == 5 and mem.passes >= 1
+    assert 0 < mem.reads <= kt.READS_PER_NODE * 5 * mem.passes
+    real = walk._read_node
+
+    def again(*args, **kw):
+        for _ in range(kt.READS_PER_NODE):
+            real(*args, **kw)
+        return real(*args, **kw)
+    monkeypatch.setattr(walk, "_read_node", again)
+    mem = kt.CountedMemory(build(GOOD, 0))
+    stable.read_stable(mem, spec())
+    assert mem.reads > kt.READS_PER_NODE * 5 * mem.passes

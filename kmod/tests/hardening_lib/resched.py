@@ -6,24 +6,21 @@ which must call cond_resched() now and then (rbti_cond_resched(), every
 
 The debug kernel is PREEMPT_VOLUNTARY: code in the kernel is not preempted,
 so a loop without cond_resched() keeps its CPU until the write returns.
-The soft-lockup detector is set to its shortest threshold here
-(watchdog_thresh 1: a report after 2 s, which panics the debug guest and
-fails the run).  A shorter loop is caught by a SCHED_FIFO process pinned
-to the writer's CPU that wakes every 2 ms: each cond_resched() of the loop
-lets it run once (its timer has long expired: 1024 steps take 20-60 ms on
-the TCG guest), so it must wake at least once per 2048 steps of the write
-(half the cond_resched() calls), or once per 8 ms of it if the machine is
-faster than that.  A count, not a time: a busy host stalls the whole guest
-and stretches every wait, but cannot take wake-ups away.  The longest
-wait is reported as a figure.
+A SCHED_FIFO process pinned to the writer's CPU wakes every 2 ms: each
+cond_resched() of the loop lets it run once (its timer has long expired:
+1024 steps take 20-60 ms on the TCG guest), so it must wake at least once
+per 2048 steps of the write (half the cond_resched() calls), or once per
+8 ms of it if the machine is faster than that.  A count, not a time: a
+busy host stalls the whole guest and stretches every wait, but cannot
+take wake-ups away.  The longest wait is reported as a figure.
 
 Measured without the cond_resched() calls (6.1 debug guest, TCG): the
-65536 erases hold the CPU 1.3-3.5 s and the soft-lockup detector panics
-the guest ("CPU#0 stuck for 3s").  The insert writes allocate their nodes
-before taking the lock (and the allocator gives the CPU up), so only the
-erase batch is sure to fail without the fix.  A write too short to expect
-8 wake-ups is a skip.  Lockdep and every other detector must stay quiet
-(run-in-guest's check of the kernel log).
+65536 erases hold the CPU 1.3-3.5 s, and the ticker wakes 6 times instead
+of 32 or more.  The insert writes allocate their nodes before taking the
+lock (and the allocator gives the CPU up), so only the erase batch is
+sure to fail without the fix.  A write too short to expect 8 wake-ups is
+a skip.  Lockdep and every other detector must stay quiet (run-in-guest's
+check of the kernel log).
 """
 
 import os
@@ -35,7 +32,6 @@ from rbtilib.driver import Debugfs, TreeInfo
 from . import files
 from .tap import Reporter
 
-WATCHDOG = "/proc/sys/kernel/watchdog_thresh"
 CPU = 0
 """The CPU the writer and the ticker share."""
 TICK = 0.002
@@ -55,17 +51,8 @@ TREES = ("santos_dup", "overstreet_dup")
 def run(rep: Reporter, dfs: Debugfs, infos: list[TreeInfo]) -> None:
     """Every long write on each equal-key tree, watched by the ticker."""
     names = {info.name for info in infos}
-    # A kernel without the soft-lockup detector (the coverage flavour) has
-    # no threshold: the writes and the ticker run all the same.
-    saved = None
-    if os.path.exists(WATCHDOG):
-        with open(WATCHDOG) as f:
-            saved = f.read().strip()
     affinity = os.sched_getaffinity(0)
     try:
-        if saved is not None:
-            with open(WATCHDOG, "w") as f:
-                f.write("1")
         os.sched_setaffinity(0, {CPU})
         for tree in TREES:
             if tree not in names:
@@ -81,16 +68,6 @@ def run(rep: Reporter, dfs: Debugfs, infos: list[TreeInfo]) -> None:
             dfs.clear(tree)
     finally:
         os.sched_setaffinity(0, affinity)
-        if saved is not None:
-            with open(WATCHDOG, "w") as f:
-                f.write(saved)
-    if saved is None:
-        rep.skip("watchdog_thresh set back", f"no {WATCHDOG}: no soft-lockup detector")
-        return
-    with open(WATCHDOG) as f:
-        back = f.read().strip()
-    rep.ok(back == saved and int(saved) > 1,
-           f"watchdog_thresh set back to {saved} (more than the 1 s used)")
 
 
 def _watched_write(rep: Reporter, dfs: Debugfs, tree: str, fname: str,
