@@ -15,7 +15,7 @@ from rbtilib.dump import format_dump, parse_dump, tree_name
 from rbtilib.record import replace
 from rbtilib.kernel import census, census_find, census_out, census_read
 from rbtilib.kernel import walk
-from tests_support.kmem import (GOOD, ROOT_SLOT, FakeMemory, addr_of,
+from tests_support.kmem import (GOOD, ROOT_SLOT, Churning, FakeMemory, addr_of,
                                 build, spec)
 
 drgn = pytest.importorskip("drgn")
@@ -106,18 +106,6 @@ def test_an_unreadable_root_is_unreadable():
     assert out.state == "unreadable"
 
 
-class Churning(FakeMemory):
-    """The root pointer changes on every read of it (counted apart from
-    FakeMemory's count of every read)."""
-
-    root_reads = 0
-
-    def read(self, addr, size):
-        if addr == ROOT_SLOT:
-            self.root_reads += 1
-            root = addr_of(0) if self.root_reads % 2 else addr_of(1)
-            return struct.pack("<QQ", root, 0)[:size]
-        return super().read(addr, size)
 
 
 def test_a_tree_that_keeps_changing_is_changing_not_a_violation():

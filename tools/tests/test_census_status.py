@@ -12,7 +12,7 @@ import struct
 import pytest
 
 from rbtilib.kernel import census, census_cmd, census_find
-from tests_support.kmem import (GOOD, ROOT_SLOT, FakeMemory, addr_of,
+from tests_support.kmem import (GOOD, ROOT_SLOT, Churning, FakeMemory, addr_of,
                                 build)
 
 
@@ -26,17 +26,6 @@ class _Prog:
         raise LookupError(name)
 
 
-class _Churning(FakeMemory):
-    """The root pointer changes on every read of it."""
-
-    root_reads = 0
-
-    def read(self, addr, size):
-        if addr == ROOT_SLOT:
-            self.root_reads += 1
-            root = addr_of(0) if self.root_reads % 2 else addr_of(1)
-            return struct.pack("<QQ", root, 0)[:size]
-        return super().read(addr, size)
 
 
 BROKEN = 0x3000
@@ -46,7 +35,7 @@ UNMAPPED = 0x9000
 
 
 def _memory(churning: bool = False) -> FakeMemory:
-    mem = build(GOOD, 0, mem=_Churning() if churning else None)
+    mem = build(GOOD, 0, mem=Churning() if churning else None)
     bad = {k: (key + 100, *rest) for k, (key, *rest) in GOOD.items()}
     bad[1] = (110, "R", 0, 3, 4)
     other = build(bad, 0, mem=FakeMemory())

@@ -126,3 +126,16 @@ def listed_spec(**kw) -> walk.TreeSpec:
                 count_slot=T_NODES)
     base.update(kw)
     return spec(**base)
+
+class Churning(FakeMemory):
+    """The root pointer changes on every read of it (counted apart from
+    FakeMemory's count of every read)."""
+
+    root_reads = 0
+
+    def read(self, addr, size):
+        if addr == ROOT_SLOT:
+            self.root_reads += 1
+            root = addr_of(0) if self.root_reads % 2 else addr_of(1)
+            return struct.pack("<QQ", root, 0)[:size]
+        return super().read(addr, size)
