@@ -165,3 +165,14 @@ def test_a_6_1_module_skips_the_lockless_fuzz_with_a_listed_reason(
     res, out = expected_run(tmp_path, capsys, CONTRACT_TREES + FAMILY_TREES,
                             "6.1.0-40-amd64")
     assert res.failed == 1 and "not ok 1 - mainline_rcu: absent" in out
+
+
+def test_repros_go_under_rbti_out(monkeypatch, tmp_path):
+    """The guest can write RBTI_OUT (anywhere) but not the repository:
+    the default --out follows RBTI_OUT, and is out/ only without it."""
+    gt = load()
+    monkeypatch.setenv("RBTI_OUT", str(tmp_path))
+    assert gt.parser().parse_args([]).out == str(tmp_path / "guest-tests")
+    monkeypatch.delenv("RBTI_OUT")
+    assert gt.parser().parse_args([]).out == os.path.join("out",
+                                                         "guest-tests")
