@@ -218,6 +218,34 @@ def test_results_writes_the_page_of_times(tmp_path):
         assert fact in out
 
 
+def test_the_page_of_times_keeps_the_runs_and_their_medians(tmp_path):
+    """Each run adds a row to the page's table of runs; cold and warm runs
+    get a median each, a run beside the CPU hog is listed but not counted."""
+    results = tmp_path / "test"
+    results.mkdir()
+    (results / "expected").write_text("static host 900\n")
+    (results / "static.log").write_text("ok 1 - a\n1 passed, 0 failed\n")
+    (results / "static.rc").write_text("0\n")
+    (results / "static.secs").write_text("5\n")
+    page = tmp_path / "times.md"
+    setup = results / "setup.txt"
+    for secs, built, hog in (("2000", "900 s", False), ("1000", "cached", False),
+                             ("1400", "cached", False), ("1100", "cached", False),
+                             ("9999", "cached", True)):
+        setup.write_text(f"the 6.1 debug kernel|{built}\nthe module|3 s\n")
+        if hog:
+            (results / "hog").write_text("hog\n")
+        assert run(["qemu/results", "times", str(results), secs,
+                    str(page)]).returncode == 0
+    out = page.read_text()
+    assert "- cold: median 2000 s of 1 run, spread 2000-2000 s" in out
+    assert "- warm: median 1100 s of 3 runs, spread 1000-1400 s" in out
+    rows = [ln for ln in out.splitlines() if re.match(r"\| \w+(-dirty)? \| 20[\d: -]+UTC \| (cold|warm)", ln)]
+    assert [r.split(" | ")[2:4] for r in rows] == [
+        ["warm, hog", "9999"], ["warm", "1100"], ["warm", "1400"], ["warm", "1000"],
+        ["cold", "2000"]]
+
+
 def test_no_history_in_the_documents():
     history = re.compile(r"earlier that day|this round|was reverted|previous revision|"
                          r"until 20\d\d-\d\d-\d\d|\bissues? #?\d+", re.I)
