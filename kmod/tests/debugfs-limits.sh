@@ -18,29 +18,30 @@ big_write() {
 # valid tree, with lockdep and every other detector of the debug guest
 # quiet. That the loops give the CPU up now and then (cond_resched()) is
 # the hardening suite's test (kmod/tests/hardening_lib/resched.py), which
-# counts the wake-ups of a task on the writer's CPU.
+# counts the wake-ups of a task on the writer's CPU and runs the same
+# writes on overstreet_dup too; here, on every kernel of the matrix, one
+# tree of each longest write.
 test_big_batch() {
-	for t in santos_dup overstreet_dup; do
-		put "$D/$t/clear" 1
-		if big_write "$D/$t/insert" 1 131072 ' '; then
-			ok "$t: one 256 KiB insert write of 131072 keys"
-		else
-			not_ok "$t: one 256 KiB insert write of 131072 keys" "$(read_err)"
-		fi
-		if big_write "$D/$t/ops" "f 1" 65536 '\n'; then
-			ok "$t: one 256 KiB ops write of 65536 finds"
-		else
-			not_ok "$t: one 256 KiB ops write of 65536 finds" "$(read_err)"
-		fi
-		if big_write "$D/$t/ops" "e 1" 65536 '\n'; then
-			ok "$t: one 256 KiB ops write of 65536 erases"
-		else
-			not_ok "$t: one 256 KiB ops write of 65536 erases" "$(read_err)"
-		fi
-		is "$t: after them, 65536 nodes and a valid tree" \
-			"$(dump_field "$t" count) $(get "$D/$t/check")" "65536 ok"
-		put "$D/$t/clear" 1
-	done
+	t=santos_dup
+	put "$D/$t/clear" 1
+	if big_write "$D/$t/insert" 1 131072 ' '; then
+		ok "$t: one 256 KiB insert write of 131072 keys"
+	else
+		not_ok "$t: one 256 KiB insert write of 131072 keys" "$(read_err)"
+	fi
+	if big_write "$D/$t/ops" "f 1" 65536 '\n'; then
+		ok "$t: one 256 KiB ops write of 65536 finds"
+	else
+		not_ok "$t: one 256 KiB ops write of 65536 finds" "$(read_err)"
+	fi
+	if big_write "$D/$t/ops" "e 1" 65536 '\n'; then
+		ok "$t: one 256 KiB ops write of 65536 erases"
+	else
+		not_ok "$t: one 256 KiB ops write of 65536 erases" "$(read_err)"
+	fi
+	is "$t: after them, 65536 nodes and a valid tree" \
+		"$(dump_field "$t" count) $(get "$D/$t/check")" "65536 ok"
+	put "$D/$t/clear" 1
 }
 
 # Each open dump file keeps the text of the generation it reads; all texts
