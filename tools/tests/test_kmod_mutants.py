@@ -79,7 +79,7 @@ def test_fuzz_seed_verdicts_on_the_fake(tmp_path, capsys):
     """The guest's per-seed fuzz: 0 on a sound fake, 1 on one with a stale
     cache, without shrinking (no repro written)."""
     import argparse
-    from tests_support.trees import FakeDebugfs
+    from tests_support.fake import FakeDebugfs
     seed = load_fuzz_seed()
     args = argparse.Namespace(ops=1500, limit=60, out=str(tmp_path),
                               hint=None)
@@ -210,6 +210,21 @@ def test_gate_mode_runs_the_gates_guest_suites_cheapest_first():
     line = run.row(mutant, v, [], suites)
     assert line.startswith("| m | f.c | debugfs-shell | survived | **killed** |")
     assert "| not run |" in line and run.outcome(v, [], suites) == "killed"
+
+
+def test_gate_mode_stops_at_the_first_kill_inside_the_guest():
+    """The guest starts with run-in-guest's environment only: --gate's
+    RBTI_FIRST_KILL must travel in the guest's command, or every suite
+    runs on every mutant."""
+    run = load()
+    args = run.argparse.Namespace(gate=True, ops=10, fuzz_limit=300, hint=None)
+    cmd = run.guest_command("/r", "/r/k.log", 99, args, [], ["gate:kunit"])
+    tail = cmd[cmd.index("--") + 1:]
+    assert tail[:3] == ["env", "RBTI_FIRST_KILL=1", "kmod/tests/mutants/guest"]
+    assert tail[3:] == ["10", "none", "gate:kunit", "300"]
+    args.gate = False
+    cmd = run.guest_command("/r", "/r/k.log", 99, args, ["1"], [])
+    assert "RBTI_FIRST_KILL=0" in cmd and cmd[-3:] == ["1", "", "300"]
 
 
 def test_gate_mode_keeps_results_by_content(tmp_path, monkeypatch):
