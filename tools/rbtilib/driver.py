@@ -2,8 +2,9 @@
 """Access to the inspector's debugfs files (kmod/DEBUGFS.md).
 
 :class:`Debugfs` is the real driver; tests use an in-memory fake with the
-same methods (``tests_support.trees.FakeDebugfs``).  Every failed write raises
-:class:`DebugfsError`, which carries the errno's name (``EEXIST``, ...).
+same methods (``tests_support.fake.FakeDebugfs``).  Every failed write
+raises :class:`DebugfsError`, which carries the errno's name (``EEXIST``,
+...).
 """
 
 import errno as _errno

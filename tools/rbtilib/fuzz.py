@@ -2,11 +2,12 @@
 """Model-based fuzzer: random op batches on every tree, checked against
 :class:`~rbtilib.model.Model` and both invariant checkers.
 
-This room holds the run's :class:`Config` and :class:`Stats`, the
-flipbook frames and :class:`Fuzzer`, which feeds the seed's op stream
-(:mod:`~rbtilib.opstream`) to every tree, each through a
-:class:`~rbtilib.treerun.TreeRun` that compares every reply with the
-model, and hands a failure to the shrinker (:mod:`~rbtilib.shrink`).
+This room holds the run's :class:`Stats`, the flipbook frames and
+:class:`Fuzzer`, which runs a :class:`~rbtilib.fuzzconfig.Config`: it
+feeds the seed's op stream (:mod:`~rbtilib.opstream`) to every tree,
+each through a :class:`~rbtilib.treerun.TreeRun` that compares every
+reply with the model, and hands a failure to the shrinker
+(:mod:`~rbtilib.shrink`).
 The dump is compared with the model, checked by the Python checker
 and ``stats`` compared with the model every *check_every* ops, or every N
 ops on a tree of N nodes if that is more (so the cost stays linear), and
@@ -39,44 +40,14 @@ from typing import Callable
 from .driver import DebugfsError, TreeInfo
 from .dump import Tree
 from .model import Model
-from .opstream import BATCH_OPS, batches, frames_every, generate, resolve_seed
+from .fuzzconfig import Config
+from .opstream import batches, frames_every, generate, resolve_seed
 from .record import factory, record, replace
 from .shrink import shrink, write_repro
 from .treerun import Failure, TreeRun, default_model
 
 CAPTION_OPS = 60
 """Ops listed in a flipbook frame's caption; more are elided in the middle."""
-
-
-@record
-class Config:
-    """A fuzz run's parameters (see ``rbti fuzz --help``).
-
-    *seed* None picks a random seed
-    (:func:`~rbtilib.opstream.resolve_seed`).  *key_mode* ``dense`` with
-    *phases* False is the plain uniform mix of old.
-    """
-
-    ops: int = 10000
-    seed: int | None = None
-    check_every: int = 1000
-    keys: tuple[int, int] = (0, 255)
-    mix: tuple[int, int, int, int] = (4, 3, 3, 2)
-    out: str | None = None
-    snapshots_every: int = 0
-    batch: int = BATCH_OPS
-    progress: float = 10.0
-    shrink_tests: int = 3000
-    key_mode: str = "mixed"
-    phases: bool = True
-    single: int = 128
-    grow: int = 0
-    module_check: bool = True
-    hint: int = 4
-    jobs: int = 1
-    shared: tuple[str, ...] = ()
-    """Counters that other processes bump as well during the run
-    (:attr:`rbtilib.treerun.TreeRun.shared`)."""
 
 
 def resolve_jobs(jobs: int) -> int:

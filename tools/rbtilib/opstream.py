@@ -29,13 +29,11 @@ replays the same values.
 
 import itertools
 import random
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
 from .driver import WRITE_LIMIT
 from .dump import S64_MAX, S64_MIN
-
-if TYPE_CHECKING:
-    from .fuzz import Config
+from .fuzzconfig import Config
 
 OP_CODES = "ifen"
 HINT_CODES = {"h": "i", "m": "n"}
@@ -48,9 +46,6 @@ which on dense and clustered keys are often present, so the climb starts
 low in the tree and stops at various heights."""
 SINGLE_CODES = "IFEN"
 """Upper case: the same op through the single-op file (``insert`` ...)."""
-BATCH_OPS = 256
-"""Ops per ``ops`` write (the module's check runs after each); the batch
-is split further if it would pass 256 KiB."""
 SPECIAL_KEYS = (S64_MIN, S64_MIN + 1, -1, 0, 1, S64_MAX - 1, S64_MAX)
 """Keys the full-range generator favours."""
 KEY_MODES = ("mixed", "dense", "full", "cluster")
@@ -64,7 +59,7 @@ chance, a 10,000-op run could erase no maximum of a large tree while
 others remained (seed 2 did not, and a stale rightmost cache survived)."""
 
 
-def resolve_seed(config: "Config") -> int:
+def resolve_seed(config: Config) -> int:
     """Give *config* a random seed if it has none; return the seed."""
     if config.seed is None:
         config.seed = random.SystemRandom().randrange(1 << 32)
@@ -92,7 +87,7 @@ def parse_mix(text: str) -> tuple[int, int, int, int]:
     return tuple(parts)
 
 
-def frames_every(config: "Config") -> int:
+def frames_every(config: Config) -> int:
     """Ops between flipbook frames: snapshots_every if out is set, else 0."""
     return config.snapshots_every if config.out else 0
 
@@ -200,7 +195,7 @@ class OpStream:
     erase present keys, drain the trees and probe around the extremes.
     """
 
-    def __init__(self, config: "Config") -> None:
+    def __init__(self, config: Config) -> None:
         self.config = config
         rng = random.Random(config.seed)
         self.rng = random.Random(rng.getrandbits(64))
@@ -395,7 +390,7 @@ class OpStream:
             yield self._route(list(codes)), keys
 
 
-def generate(config: "Config") -> Iterator[tuple[list[str], list[int]]]:
+def generate(config: Config) -> Iterator[tuple[list[str], list[int]]]:
     """Yield the seed's op sequence as (codes, keys) chunks.
 
     Chunks end at every *batch* ops and every flipbook frame; the

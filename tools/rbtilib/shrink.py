@@ -12,15 +12,13 @@ if the caller hands in a writer, an SVG snapshot (:func:`write_repro`);
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import Callable, Sequence
 
 from .driver import TreeInfo
 from .dump import format_dump
+from .fuzzconfig import Config
 from .model import Model
 from .treerun import Failure, TreeRun, default_model
-
-if TYPE_CHECKING:
-    from .fuzz import Config
 
 
 def ddmin(items: Sequence, fails: Callable[[list], bool],
@@ -135,7 +133,7 @@ def shrink(driver, info: TreeInfo, ops: list[tuple[str, int]],
     return small, final or last["failure"]
 
 
-def write_repro(out: str, config: "Config", info: TreeInfo, ops: list,
+def write_repro(out: str, config: Config, info: TreeInfo, ops: list,
                 failure: Failure, original: int,
                 snapshot: Callable | None = None) -> str:
     """Write the repro JSON, the dump and (with a *snapshot* writer,

@@ -10,7 +10,8 @@ import pytest
 from rbtilib import checker, cli
 from rbtilib.dump import DumpError, format_dump, parse_dump, tree_rule
 from tests_support.dumps import RENDER_CLI
-from tests_support.trees import CONTRACT_TREES, FAMILY_TREES, FakeDebugfs
+from tests_support.fake import FakeDebugfs
+from tests_support.trees import CONTRACT_TREES, FAMILY_TREES
 
 FREE_VMAP = """\
 tree free_vmap_area

@@ -10,7 +10,8 @@ import pytest
 from rbtilib import cli
 from rbtilib.driver import DebugfsError
 from rbtilib.shrink import read_repro
-from tests_support.trees import FakeDebugfs, load_script
+from tests_support.fake import FakeDebugfs
+from tests_support.trees import load_script
 from tests_support.shared import run
 
 rbti = cli

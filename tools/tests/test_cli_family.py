@@ -4,7 +4,8 @@ overlap, stress, and VALUEs and latch copies in dump, show and --json."""
 
 import json
 
-from tests_support.trees import CONTRACT_TREES, FAMILY_TREES, FakeDebugfs
+from tests_support.fake import FakeDebugfs
+from tests_support.trees import CONTRACT_TREES, FAMILY_TREES
 from tests_support.shared import run
 
 

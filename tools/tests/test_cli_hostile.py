@@ -11,7 +11,7 @@ from rbtilib import cli, record
 from rbtilib.driver import ReplyError
 from rbtilib.dump import UNKNOWN, format_dump, parse_dump
 from tests_support.hostile import chain, huge_header, huge_number
-from tests_support.trees import FakeDebugfs
+from tests_support.fake import FakeDebugfs
 
 TREE = "santos"
 

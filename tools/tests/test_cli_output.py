@@ -8,7 +8,7 @@ import pytest
 
 from rbtilib import cli
 from tests_support.dumps import ADDRESS_DUMP
-from tests_support.trees import FakeDebugfs
+from tests_support.fake import FakeDebugfs
 from tests_support.shared import run
 
 SCHEMA = 1

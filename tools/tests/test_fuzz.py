@@ -6,14 +6,15 @@ import os
 
 import pytest
 
-from rbtilib import fuzz
+from rbtilib import fuzz, fuzzconfig
 from rbtilib.dump import inorder, parse_dump
 from rbtilib.model import Model
 from rbtilib.opstream import generate, resolve_seed
 from rbtilib.shrink import read_repro, replay_ops
 from tests_support.shared import INFO, config, off_by_one_near
 from tests_support.shared import fuzz_run as run
-from tests_support.trees import CONTRACT_TREES, FakeDebugfs, corrupt_tree
+from tests_support.fake import FakeDebugfs
+from tests_support.trees import CONTRACT_TREES, corrupt_tree
 
 
 
@@ -302,17 +303,17 @@ def test_failure_snapshot_via_viz(tmp_path, viz):
 def test_seed_is_random_by_default_printed_first_and_reusable(capsys):
     import io
     log = io.StringIO()
-    cfg = fuzz.Config(ops=300, progress=0)
+    cfg = fuzzconfig.Config(ops=300, progress=0)
     f = fuzz.Fuzzer(FakeDebugfs(), [INFO["santos"]], cfg, log=log)
     assert f.run() is None
     seed = cfg.seed
     assert isinstance(seed, int)
     assert log.getvalue().splitlines()[0] == \
         f"rbti fuzz: seed {seed} (rerun with --seed {seed})"
-    again = fuzz.Config(ops=300, seed=seed)
+    again = fuzzconfig.Config(ops=300, seed=seed)
     assert list(generate(again)) == list(generate(
-        fuzz.Config(ops=300, seed=seed)))
-    seeds = {resolve_seed(fuzz.Config()) for _ in range(5)}
+        fuzzconfig.Config(ops=300, seed=seed)))
+    seeds = {resolve_seed(fuzzconfig.Config()) for _ in range(5)}
     assert len(seeds) > 1
 
 
@@ -326,7 +327,7 @@ def test_grow_phase_makes_a_large_tree():
 
 
 def test_default_run_passes_on_every_tree():
-    cfg = fuzz.Config(ops=8000, seed=2, progress=0)
+    cfg = fuzzconfig.Config(ops=8000, seed=2, progress=0)
     f, failure = run(FakeDebugfs(), cfg)
     assert failure is None, failure
     assert f.stats.single_ops > 0 and f.stats.module_checks >= 7 * 31
@@ -443,8 +444,8 @@ def test_stale_rightmost_mutant_caught_on_ten_seeds():
     """Seed 2 erased no maximum of a non-empty tree before POP_EVERY."""
     caught = 0
     for seed in range(1, 11):
-        cfg = fuzz.Config(ops=10000, seed=seed, progress=0,
-                          shrink_tests=50)
+        cfg = fuzzconfig.Config(ops=10000, seed=seed, progress=0,
+                                shrink_tests=50)
         _, failure = run(StaleRightmost(), cfg, ["santos"])
         caught += failure is not None and failure.what in ("rightmost",
                                                            "dump")
@@ -455,8 +456,8 @@ def test_stale_rightmost_mutant_caught_on_ten_seeds():
 def test_stale_leftmost_mutant_caught_on_ten_seeds():
     caught = 0
     for seed in range(1, 11):
-        cfg = fuzz.Config(ops=10000, seed=seed, progress=0,
-                          shrink_tests=50)
+        cfg = fuzzconfig.Config(ops=10000, seed=seed, progress=0,
+                                shrink_tests=50)
         _, failure = run(StaleLeftmost(), cfg, ["santos"])
         caught += failure is not None and failure.what in ("leftmost",
                                                            "dump")
@@ -498,7 +499,7 @@ def test_a_wrong_hinted_near_is_caught_and_replays(tmp_path):
             return "".join(out)
 
     driver = Tracking(fault=fault)
-    cfg = fuzz.Config(ops=2000, seed=3, progress=0, shrink_tests=300)
+    cfg = fuzzconfig.Config(ops=2000, seed=3, progress=0, shrink_tests=300)
     f, failure = run(driver, cfg, ["santos", "mainline"], tmp_path=tmp_path)
     assert failure is not None and failure.tree == "santos", failure
     assert failure.kind == "mismatch" and failure.what == "m"

@@ -12,7 +12,8 @@ from rbtilib.model import Model
 from rbtilib.opstream import last_of, op_text, query_last, value_of
 from rbtilib.shrink import read_repro, replay_ops
 from tests_support.shared import config
-from tests_support.trees import FAMILY_TREES, FakeDebugfs
+from tests_support.fake import FakeDebugfs
+from tests_support.trees import FAMILY_TREES
 
 FAMILY = {info.name: info for info in FAMILY_TREES}
 

@@ -5,7 +5,7 @@ share (qemu/kcsan-guest's readers)."""
 
 from tests_support.shared import config
 from tests_support.shared import fuzz_run as run
-from tests_support.trees import FakeDebugfs
+from tests_support.fake import FakeDebugfs
 
 
 class WrongCounter(FakeDebugfs):

@@ -7,7 +7,8 @@ import os
 import pytest
 
 from rbtilib import checker, record
-from tests_support.trees import FakeDebugfs, load_script
+from tests_support.fake import FakeDebugfs
+from tests_support.trees import load_script
 
 PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))), "guest-tests")

@@ -25,7 +25,7 @@ def test_verify_reports_a_tree_that_changes_or_faults(error, status, text,
     verdict on the tree, and the other trees are still verified."""
     import argparse
     from rbtilib import driver
-    from tests_support.trees import FakeDebugfs
+    from tests_support.fake import FakeDebugfs
     fake = FakeDebugfs()
 
     def read_stable(mem, spec, attempts, confirm=True):
@@ -135,7 +135,7 @@ def test_verify_json(monkeypatch, capsys):
     import argparse
     import json
     from rbtilib import driver
-    from tests_support.trees import FakeDebugfs
+    from tests_support.fake import FakeDebugfs
     fake = FakeDebugfs()
     monkeypatch.setattr(driver, "Debugfs", lambda root: fake)
     _fake_kernel(monkeypatch, {"santos": GOOD, "mainline": None})

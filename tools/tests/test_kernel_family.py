@@ -16,8 +16,9 @@ import pytest
 from rbtilib import checker, record
 from rbtilib.dump import UNKNOWN, parse_dump
 from rbtilib.kernel import commands, presets, stable, walk
-from tests_support.trees import (FAMILY_TREES, FakeDebugfs, build_tree,
-                                 corrupt_tree, load_script)
+from tests_support.fake import FakeDebugfs
+from tests_support.trees import (FAMILY_TREES, build_tree, corrupt_tree,
+                                 load_script)
 
 # struct rbti_node { union { struct rb_node rb; struct latch_tree_node lt;
 #                    }; s64 key, value, max; u64 id; unsigned long size;

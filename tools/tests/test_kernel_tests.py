@@ -12,8 +12,8 @@ import pytest
 from rbtilib.driver import DebugfsError
 from rbtilib.kernel import stable, walk
 from tests_support.kmem import GOOD, build, spec
-from tests_support.trees import (CONTRACT_TREES, FAMILY_TREES, FakeDebugfs,
-                                 load_script)
+from tests_support.fake import FakeDebugfs
+from tests_support.trees import CONTRACT_TREES, FAMILY_TREES, load_script
 
 PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))), "kernel-tests")

@@ -5,7 +5,7 @@ batches and routes."""
 import pytest
 
 from rbtilib.driver import WRITE_LIMIT
-from rbtilib.fuzz import Config
+from rbtilib.fuzzconfig import Config
 from rbtilib.opstream import (HINT_CODES, HINT_OFFSETS, SPECIAL_KEYS,
                               batches, generate, hint_of, parse_keys,
                               parse_mix)

@@ -8,7 +8,8 @@ from rbtilib import checker
 from tests_support import refcheck
 from rbtilib.driver import DebugfsError
 from rbtilib.dump import inorder
-from tests_support.trees import CONTRACT_TREES, FakeDebugfs, corrupt_tree
+from tests_support.fake import FakeDebugfs
+from tests_support.trees import CONTRACT_TREES, corrupt_tree
 
 
 def _populated(info):

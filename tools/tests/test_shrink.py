@@ -5,7 +5,7 @@ from hypothesis import assume, given, settings, strategies as st
 
 from rbtilib.shrink import ddmin, rank_keys, replay_ops, shrink
 from tests_support.shared import INFO, off_by_one_near
-from tests_support.trees import FakeDebugfs
+from tests_support.fake import FakeDebugfs
 
 
 def is_subsequence(small, big):

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """A second checker, written apart from :mod:`rbtilib.checker`, for the
-host's stand-in of the module (:class:`tests_support.trees.FakeDebugfs`).
+host's stand-in of the module (:class:`tests_support.fake.FakeDebugfs`).
 
 The module's ``check`` file and the Python checker are two independent
 implementations of one contract, and tests hold them to the same class

@@ -4,21 +4,21 @@ fuzzer's tests and a run of the fuzzer, a fault for the fake module, and a run o
 line.  (rbti's command line is tested through rbtilib.cli, not by loading
 the tools/rbti shim.)"""
 
-from rbtilib import cli, fuzz
+from rbtilib import cli, fuzz, fuzzconfig
 from rbtilib.treerun import default_model
 from tests_support.trees import CONTRACT_TREES
 
 INFO = {info.name: info for info in CONTRACT_TREES}
 
 
-def config(**kw) -> fuzz.Config:
+def config(**kw) -> fuzzconfig.Config:
     """A fuzz Config: the plain uniform mix (no phases, no single-op
     files) unless asked."""
     base = dict(ops=3000, seed=7, check_every=500, keys=(0, 40),
                 progress=0, shrink_tests=2000, key_mode="dense",
                 phases=False, single=0)
     base.update(kw)
-    return fuzz.Config(**base)
+    return fuzzconfig.Config(**base)
 
 
 def fuzz_run(driver, cfg, names=None, model=default_model, tmp_path=None,

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Test fixtures: a pure-Python red-black tree and a fake debugfs.
+"""Test fixtures: a pure-Python red-black tree and the trees' lists.
 
 Nothing here is used against the real module.  :class:`RBTree` is a small
 textbook red-black tree (parent pointers, subtree sizes, caches) that makes
 valid :class:`~rbtilib.dump.Tree` objects for synthetic tests;
 :func:`corrupt_tree` applies the contract's ``corrupt`` commands to a
-parsed tree; :class:`FakeDebugfs` implements the driver's methods in memory
-on top of both (:mod:`tests_support.fake`, re-exported here), so the
-fuzzer can be tested without a kernel.
+parsed tree.  :class:`tests_support.fake.FakeDebugfs` implements the
+driver's methods in memory on top of both, so the fuzzer can be tested
+without a kernel.
 """
 
 import errno
@@ -547,7 +547,3 @@ def load_script(path: str, name: str):
     sys.modules[name] = module
     loader.exec_module(module)
     return module
-
-
-
-from tests_support.fake import FakeDebugfs  # noqa: E402,F401 (re-exported)

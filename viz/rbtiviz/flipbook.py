@@ -85,6 +85,7 @@ from rbtilib.dump import Tree, format_dump, parse_dump, read_dump_file
 from .diff import OP_NAMES, caption, describe_op, diff
 from .layout import layout
 from .render import write_snapshot
+from .titles import plural
 from .viewer import tree_data, viewer_html
 
 FRAME_PATTERN = "frame_{:05d}.{}"
@@ -336,10 +337,6 @@ def _frame_ops(frame: dict) -> list[str]:
     return [op for caption in frame["ops"] for op in caption.split("; ")]
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def summary(frames: list[dict], trees: list[Tree]) -> str:
     """One line for the index: the operations by kind, the rebalancing
     seen (when frames are one operation apart), the largest tree."""
@@ -349,12 +346,12 @@ def summary(frames: list[dict], trees: list[Tree]) -> str:
             name = describe_op(op).split(" ")[0]
             if name in OP_NAMES.values():
                 kinds[name] = kinds.get(name, 0) + 1
-    parts = [", ".join(_plural(n, kind) for kind, n in kinds.items())
-             or _plural(len(frames), "frame")]
+    parts = [", ".join(plural(n, kind) for kind, n in kinds.items())
+             or plural(len(frames), "frame")]
     diffs = [diff(a, b) for a, b in zip(trees, trees[1:])]
     if diffs and all(d.exact or not d.moved for d in diffs):
-        parts.append(_plural(sum(len(d.rotations) for d in diffs), "rotation") + ", "
-                     + _plural(sum(len(d.recoloured) for d in diffs), "recolour"))
+        parts.append(plural(sum(len(d.rotations) for d in diffs), "rotation") + ", "
+                     + plural(sum(len(d.recoloured) for d in diffs), "recolour"))
     elif diffs:
         apart = max(f["last_op"] - f["first_op"] + 1 for f in frames)
         parts.append(f"frames up to {apart} operations apart" if apart > 1
@@ -433,7 +430,7 @@ def write_top_index(outdir: str | Path) -> Path:
         frames = data["frames"]
         name = data_file.parent.name
         ops = frames[-1]["last_op"] if frames else 0
-        line = data.get("summary") or _plural(ops, "operation")
+        line = data.get("summary") or plural(ops, "operation")
         rows.append(f'<tr><td><a href="{html.escape(name)}/{INDEX}">{html.escape(name)}</a>'
                     f"</td><td>{len(frames)}</td><td>{html.escape(line)}</td></tr>")
     path = outdir / INDEX

@@ -50,6 +50,8 @@ from rbtilib.dump import Node, Tree, format_flags, number_text
 from rbtilib.record import record
 from rbtilib.shape import MISSING, WORDS, Shape, unreached_line
 
+from .titles import copy1_note, plural
+
 RED_FILL = "#c62828"
 BLACK_FILL = "#212121"
 NODE_FONT_COLOR = "white"
@@ -145,7 +147,7 @@ def _title(tree: Tree, title: str | None, violations: list[Violation],
     head = title if title is not None else (
         f"{tree.name} ({tree.api}: {format_flags(tree.flags)})")
     bh = black_height(tree)
-    stats = (f"{_plural(tree.count, 'node')} \u00b7 height {tree.height} \u00b7 "
+    stats = (f"{plural(tree.count, 'node')} \u00b7 height {tree.height} \u00b7 "
              f"black height {'?' if bh is None else bh}")
     lines = [f'<FONT POINT-SIZE="16"><B>{html.escape(head)}</B></FONT>',
              html.escape(stats)]
@@ -167,19 +169,6 @@ def _title(tree: Tree, title: str | None, violations: list[Violation],
     return _Html("<BR/>".join(lines))
 
 
-def copy1_note(tree: Tree) -> str | None:
-    """The line that stands for a latch tree's copy 1, None on others."""
-    copy = getattr(tree, "copy1", None)
-    if copy is None:
-        return None
-    return (f"copy 1: {_plural(len(copy.nodes), 'node')}, height "
-            f"{copy.height} (checked, not drawn: this is copy 0)")
-
-
-def _plural(n: int, what: str) -> str:
-    return f"{n} {what}" if n == 1 else f"{n} {what}s"
-
-
 def _edge(tail: str, head: str, **extra: str | int | float) -> str:
     return f"  {tail} -> {head}" + (f" {_attrs(**extra)}" if extra else "") + ";"
 
@@ -194,7 +183,7 @@ def _box(tree: Tree, name: str, nodes: list[Node], outline: str | None) -> str:
                                                     max(n.key for n in nodes))]
     attrs: dict[str, str | int] = {
         "shape": "box", "style": "rounded,filled,dashed", "fontcolor": BLACK_FILL,
-        "fontsize": 11, "label": f"\u2026 {_plural(len(nodes), 'node')}\n{keys[0]}..{keys[1]}",
+        "fontsize": 11, "label": f"\u2026 {plural(len(nodes), 'node')}\n{keys[0]}..{keys[1]}",
     }
     if outline is not None:
         attrs.update(color=outline, penwidth=HIGHLIGHT_PENWIDTH)

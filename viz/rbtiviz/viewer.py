@@ -27,7 +27,7 @@ from rbtilib.checker import Violation, check
 from rbtilib.dump import UNKNOWN_PARENT, Tree, format_flags, number_text
 
 from .layout import layout
-from .render import copy1_note
+from .titles import copy1_note
 
 TEMPLATE = Path(__file__).with_name("viewer.html")
 SCRIPT = Path(__file__).with_name("viewer.js")      # put inline in the page

@@ -7,7 +7,8 @@ import json
 import subprocess
 
 from rbtilib.dump import parse_dump
-from rbtiviz.render import copy1_note, to_dot
+from rbtiviz.render import to_dot
+from rbtiviz.titles import copy1_note
 from rbtiviz.viewer import tree_data, viewer_html
 from tests_support.family import BROKEN, INTERVAL_DUMP, LATCH_DUMP, MAX_DUMP
 
@@ -67,7 +68,8 @@ def test_flipbook_of_family_trees(tmp_path):
     """Per-operation frames of an interval and a latch tree: drawn, with
     their VALUEs and the copy 1 note, and rendered to a viewer page."""
     from rbtiviz import flipbook
-    from tests_support.trees import FAMILY_TREES, FakeDebugfs
+    from tests_support.fake import FakeDebugfs
+    from tests_support.trees import FAMILY_TREES
     driver = FakeDebugfs(FAMILY_TREES)
     for name, second in (("interval", lambda k: k + 5), ("latch", None)):
         with flipbook.Series(tmp_path, name, every=1) as series:

@@ -124,7 +124,7 @@ def test_page_in_chromium_steps_with_keys_and_buttons(tmp_path):
 def test_one_frame_per_insert_shows_rotations_and_recolours(tmp_path):
     """Per-operation frames: each caption names the rebalancing it saw,
     and the changed nodes and links are highlighted."""
-    from tests_support.trees import FakeDebugfs
+    from tests_support.fake import FakeDebugfs
     driver = FakeDebugfs()
     with Series(tmp_path, "santos", every=1) as series:
         for key in (10, 20, 30, 15, 25, 5):

@@ -10,8 +10,8 @@ import random
 
 import pytest
 
-from tests_support.trees import (CONTRACT_TREES, FAMILY_TREES, FakeDebugfs,
-                                 RBTree)
+from tests_support.fake import FakeDebugfs
+from tests_support.trees import CONTRACT_TREES, FAMILY_TREES, RBTree
 from rbtiviz import flipbook
 from rbtiviz.diff import caption, diff
 from rbtiviz.rebalance import rotations_between

@@ -29,7 +29,7 @@ import re
 import time
 from dataclasses import dataclass
 
-from rbtilib import fuzz
+from rbtilib import fuzz, fuzzconfig
 from rbtilib.driver import Debugfs, DebugfsError, TreeInfo
 from rbtilib.opstream import generate
 from rbtilib.treerun import TreeRun, default_model
@@ -113,12 +113,13 @@ def worker(plan: Plan, w: int, infos: list[TreeInfo],
         failure = runs[info.name].run(["i"], [sentinel])
         if failure:
             return json.dumps({"error": f"sentinel: {failure}"})
-        cfg = fuzz.Config(ops=per_tree, seed=plan.seed * 1000 + w * 10 + n,
-                          keys=(lo, sentinel - 1), mix=MIX, batch=plan.batch,
-                          check_every=plan.batch,
-                          # Only this worker's block: no phases (they reach
-                          # the s64 ends) and no single-op files.
-                          key_mode="dense", phases=False, single=0)
+        cfg = fuzzconfig.Config(
+            ops=per_tree, seed=plan.seed * 1000 + w * 10 + n,
+            keys=(lo, sentinel - 1), mix=MIX, batch=plan.batch,
+            check_every=plan.batch,
+            # Only this worker's block: no phases (they reach the s64 ends)
+            # and no single-op files.
+            key_mode="dense", phases=False, single=0)
         gens[info.name] = generate(cfg)
     ops = reads = 0
     batches = 0
