@@ -3,9 +3,11 @@
 the guest: every case of every module counted, on 6.12 (a top-level KTAP
 header and plan per module) and on 6.1 (indented suites alone), and a
 module with no KTAP, a crash or a missing suite is a failure naming it.
-The logs are parsed by the kernel trees' own kunit_parser (RBTI_KSRC,
-RBTI_OTHER_KSRC, the trees make test extracted into the cache), each
-log by every tree found."""
+The logs are parsed by the kernel trees' own kunit_parser (RBTI_KSRC and
+RBTI_OTHER_KSRC, or else every tree make test extracted into the cache),
+each log by every tree.  From 6.15 on, kunit_parser's parse_run_tests()
+takes the printer as an argument; before, it prints to kunit_printer's
+module-level one.  kunit-ktap handles both."""
 
 import glob
 import os
@@ -40,12 +42,16 @@ def load():
 
 
 def kunit_dirs() -> list:
-    """The tools/testing/kunit of every kernel tree there is."""
+    """The tools/testing/kunit of the trees of the run's kernels (make
+    test's RBTI_KSRC and RBTI_OTHER_KSRC: the same number of tests on
+    every machine, whatever else its cache holds), or else of every
+    kernel tree in the cache."""
     cache = os.environ.get("RBTI_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
         "rbtree-inspector")
     trees = [os.environ.get("RBTI_KSRC"), os.environ.get("RBTI_OTHER_KSRC")]
-    trees += sorted(glob.glob(os.path.join(cache, "linux-*")))
+    if not any(trees):
+        trees = sorted(glob.glob(os.path.join(cache, "linux-*")))
     out = {}
     for tree in filter(None, trees):
         d = os.path.join(tree, "tools", "testing", "kunit")
