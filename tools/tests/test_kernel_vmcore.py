@@ -11,9 +11,11 @@ from rbtilib import kernel
 from rbtilib.kernel import debuginfo, presets, vmcore
 
 
-def _qemu_core(tmp_path, with_note: bool = True):
+def _qemu_core(tmp_path, with_note: bool = True, gap: int = 0):
     """An ELF core as QEMU writes it with paging off: p_vaddr = p_paddr,
-    the kernel's vmcoreinfo_note somewhere in RAM, no VMCOREINFO note."""
+    the kernel's vmcoreinfo_note somewhere in RAM, no VMCOREINFO note;
+    *gap* bytes between the ELF header and the program headers (QEMU's
+    section headers)."""
     desc = (b"OSRELEASE=6.1.0\nSYMBOL(swapper_pg_dir)=ffffffff81e15000\n"
             b"SYMBOL(_stext)=ffffffff81000000\nNUMBER(phys_base)=16777216\n"
             b"KERNELOFFSET=0\n")
@@ -25,16 +27,17 @@ def _qemu_core(tmp_path, with_note: bool = True):
     if with_note:
         ram[at:at + len(note)] = note
     qnote = struct.pack("<III", 5, 8, 1) + b"CORE\0\0\0\0" + b"\0" * 8
-    phoff, ram_off = 0x40, 0x40 + 2 * 56 + len(qnote)
+    phoff = 0x40 + gap
+    ram_off = phoff + 2 * 56 + len(qnote)
     ehdr = (b"\x7fELF\x02\x01\x01" + b"\0" * 9 +
             struct.pack("<HHIQQQIHHHHHH", 4, 62, 1, 0, phoff, 0, 0, 64, 56,
                         2, 0, 0, 0))
-    phdrs = vmcore._PHDR.pack(vmcore.PT_NOTE, 0, 0x40 + 2 * 56, 0, 0,
+    phdrs = vmcore._PHDR.pack(vmcore.PT_NOTE, 0, phoff + 2 * 56, 0, 0,
                               len(qnote), len(qnote), 0) + \
         vmcore._PHDR.pack(vmcore.PT_LOAD, 0, ram_off, 0, 0, len(ram),
                           len(ram), 0)
     path = tmp_path / "guest.core"
-    path.write_bytes(ehdr + phdrs + qnote + bytes(ram))
+    path.write_bytes(ehdr + bytes(gap) + phdrs + qnote + bytes(ram))
     return str(path), at + ram_off, desc
 
 
@@ -120,7 +123,7 @@ def test_a_core_that_is_not_one_is_named_as_given(what, tmp_path,
     if what == "text":
         core = tmp_path / "README.md"
         core.write_text("# not a core dump\n")
-        want = "not an ELF64 little-endian core dump"
+        want = "not a core dump drgn reads (ELF, or kdump-compressed"
     else:
         path, _, _ = _qemu_core(tmp_path, with_note=False)
         core = tmp_path / "ls"

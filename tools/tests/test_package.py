@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Rules of how rbtilib and rbtiviz are built: one record system, no test
 helper shipped in rbtilib, tests that do not import each other, a
-one-way dependency (rbtiviz uses rbtilib, never the other way round) and
-no source file over 600 lines."""
+one-way dependency (rbtiviz uses rbtilib, never the other way round), no
+import cycle between modules and no source file over 600 lines."""
 
 import os
 import re
@@ -96,6 +96,62 @@ def test_every_relative_import_names_a_module_that_exists():
                 if found is None:
                     missing.append(f"{os.path.relpath(path, REPO)}: {name}")
     assert missing == []
+
+
+def module_imports(package: str, root: str) -> dict:
+    """{module: [(module, names)] it imports from}, the modules of
+    *package* (under *root*) by their dotted names."""
+    import ast
+    graph = {}
+    for path, text in python_files(root, False):
+        rel = os.path.relpath(path, root)[:-len(".py")].split(os.sep)
+        inside = [package] + rel
+        if rel[-1] == "__init__":
+            inside = inside[:-1]
+        here = inside if rel[-1] == "__init__" else inside[:-1]
+        found = []
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Import):
+                found += [(a.name, ()) for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = here[:len(here) - node.level + 1]
+                    base = ".".join(up + ([base] if base else []))
+                found.append((base, [a.name for a in node.names]))
+        graph[".".join(inside)] = found
+    return graph
+
+
+def test_no_import_cycle():
+    """Modules import one another one way only: a type two of them need
+    lives in a module of its own (rbtilib.fuzzconfig, rbtiviz.titles).
+    ``from PACKAGE import MODULE`` is an edge to the module alone."""
+    found = {}
+    for package, root in {**PACKAGES, "tests_support": os.path.join(
+            TOOLS, "tests_support")}.items():
+        found.update(module_imports(package, root))
+    graph = {}
+    for name, imported in found.items():
+        edges = set()
+        for base, names in imported:
+            subs = {f"{base}.{n}" for n in names} & found.keys()
+            edges |= subs or ({base} & found.keys())
+        graph[name] = edges - {name}
+    cycles = []
+    for start in sorted(graph):
+        # Depth-first from each module back to itself: small graphs.
+        stack = [(start, [start])]
+        seen = set()
+        while stack:
+            name, path = stack.pop()
+            for nxt in sorted(graph[name]):
+                if nxt == start:
+                    cycles.append(" -> ".join(path + [start]))
+                elif nxt not in seen and nxt > start:
+                    seen.add(nxt)
+                    stack.append((nxt, path + [nxt]))
+    assert cycles == []
 
 
 @pytest.mark.parametrize("root", ["tools", "viz"])

@@ -45,6 +45,7 @@ examples:
   rbti census --kind timerqueue_head.rb_root --kind kernfs
   rbti census --json --out out/census
   rbti census --core guest.core --vmlinux vmlinux
+  rbti census --core /var/crash/202401011200/dump.202401011200
 """)
     p.add_argument("--kind", action="append", metavar="NAME",
                    help="only kinds whose name contains NAME (repeatable), "

@@ -31,17 +31,20 @@ def _validate_kernel(args, error) -> None:
 
 def _common(p) -> None:
     p.add_argument("--vmlinux", help="kernel debug info (default: found by "
-                   "build id in $RBTI_KBUILD, /usr/lib/debug/boot, ...)")
+                   "build id in $RBTI_KBUILD, or by drgn in "
+                   "/usr/lib/debug/boot/vmlinux-RELEASE, ...; for --core, "
+                   "the dump's kernel's)")
     p.add_argument("--debug-info", action="append", metavar="FILE",
                    help="more debug info files (modules)")
     p.add_argument("--kcore", default="/proc/kcore",
                    help="live kernel memory (default %(default)s)")
     p.add_argument("--core", metavar="VMCORE",
-                   help="read a crash dump (vmcore, or QEMU "
-                   "dump-guest-memory ELF) instead of the live kernel; a "
-                   "QEMU dump without a VMCOREINFO note is read through a "
-                   "copy in $TMPDIR with the kernel's own added (VMCORE "
-                   "itself is never changed)")
+                   help="read a crash dump instead of the live kernel: ELF "
+                   "(/proc/vmcore, makedumpfile -E, QEMU dump-guest-memory) "
+                   "or kdump-compressed (makedumpfile, kdump); a QEMU dump "
+                   "without a VMCOREINFO note is read through a copy in "
+                   "$TMPDIR with the kernel's own added (VMCORE itself is "
+                   "never changed)")
     p.add_argument("--attempts", type=typed(at_least(1), "--attempts"),
                    default=8, metavar="N",
                    help="reads before giving up on a changing tree "

@@ -6,23 +6,11 @@ import struct
 import sys
 
 from . import Fault, KernelError
-from .vmcore import core_has_vmcoreinfo, elf_notes, patched_copy
+from .drgnload import load_drgn as _drgn
+from .coredump import (core_release, core_vmlinux, module_symbol_address,
+                       no_core_vmlinux, open_core)
+from .vmcore import elf_notes, patched_copy
 from .walk import PTR, Memory, PageReads, TypeInfo
-
-
-def _drgn():
-    if sys.flags.no_site and "drgn" not in sys.modules:
-        # rbti runs as ``python3 -S`` (its start-up in the debug guest
-        # skips the .pth files of unrelated packages); drgn lives in
-        # dist-packages, which only the site module puts on sys.path.
-        import site
-        site.main()
-    try:
-        import drgn
-    except ImportError:
-        raise KernelError("drgn is not installed (Debian: python3-drgn)") \
-            from None
-    return drgn
 
 
 class DrgnMemory(Memory):
@@ -125,26 +113,69 @@ def running_build_id(notes: str) -> str | None:
         return None
 
 
-def find_vmlinux(explicit: str | None) -> str | None:
+KERNEL_NOTES = "/sys/kernel/notes"
+"""The running kernel's ELF notes: its build id."""
+
+DRGN_VMLINUX_PATHS = (
+    "/usr/lib/debug/boot/vmlinux-{release}",
+    "/usr/lib/debug/lib/modules/{release}/vmlinux",
+    "/boot/vmlinux-{release}",
+    "/lib/modules/{release}/build/vmlinux",
+    "/lib/modules/{release}/vmlinux",
+)
+"""Where drgn's own search (``load_debug_info(default=True)``) looks for
+the running kernel's vmlinux, in its order (libdrgn's linux_kernel.c,
+``vmlinux_paths``, as of 0.0.22): it takes the first ELF file there is,
+without checking its build id or that it has debug info.  ``rbti
+doctor`` says which one that is and whether it will do."""
+
+
+def find_vmlinux(explicit: str | None, environ=None,
+                 notes: str = KERNEL_NOTES) -> str | None:
     """The vmlinux of the running kernel in the places only rbti knows
     (--vmlinux, $RBTI_KBUILD, if its build id matches), or None: drgn's
-    own search (``load_debug_info(default=True)``: /usr/lib/debug,
-    /boot, /lib/modules/RELEASE/build, by build id) does the rest."""
+    own search (:data:`DRGN_VMLINUX_PATHS`) does the rest.  *environ*
+    and *notes* are the process's and the kernel's unless given."""
     if explicit:
         return explicit
-    build = os.environ.get("RBTI_KBUILD")
+    build = (os.environ if environ is None else environ).get("RBTI_KBUILD")
     path = os.path.join(build, "vmlinux") if build else None
     if path and os.path.exists(path):
-        want = running_build_id("/sys/kernel/notes")
+        want = running_build_id(notes)
         if want is None or build_id_of_elf(path) == want:
             return path
     return None
 
 
+def elf_has_debug_info(path: str) -> bool:
+    """True if *path* is an ELF64 file with a .debug_info section (what
+    drgn needs of a vmlinux); False for anything else, unreadable too."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+            if head[:4] != b"\x7fELF" or head[4] != 2:
+                return False
+            shoff, = struct.unpack_from("<Q", head, 0x28)
+            shentsize, shnum, shstrndx = struct.unpack_from("<HHH", head, 0x3a)
+            f.seek(shoff)
+            table = f.read(shentsize * shnum)
+            names_at = shstrndx * shentsize
+            off, size = struct.unpack_from("<QQ", table, names_at + 0x18)
+            f.seek(off)
+            names = f.read(min(size, 1 << 20))
+            for i in range(shnum):
+                name_off, = struct.unpack_from("<I", table, i * shentsize)
+                if names[name_off:name_off + 12] == b".debug_info\0":
+                    return True
+    except (OSError, struct.error, IndexError):
+        return False
+    return False
+
+
 def no_vmlinux(error: Exception) -> KernelError:
     """The error for a running kernel whose vmlinux neither rbti nor drgn
     found (*error*: drgn's)."""
-    want = running_build_id("/sys/kernel/notes")
+    want = running_build_id(KERNEL_NOTES)
     build = os.environ.get("RBTI_KBUILD")
     where = f"{build}/vmlinux has another build id; " if build else ""
     return KernelError(
@@ -152,9 +183,19 @@ def no_vmlinux(error: Exception) -> KernelError:
         f": {where}drgn: {error}; set RBTI_KBUILD or pass --vmlinux")
 
 
-def find_module_ko(name: str, dirs: list) -> str | None:
-    """The .ko of loaded module *name* whose build id matches, if any."""
-    want = running_build_id(f"/sys/module/{name}/notes/.note.gnu.build-id")
+def module_dirs(environ=None) -> list:
+    """Where rbti looks for the loaded module's .ko: $RBTI_KMOD (the
+    process's environment unless *environ* is given)."""
+    return [d for d in ((os.environ if environ is None else environ)
+                        .get("RBTI_KMOD"),) if d]
+
+
+def find_module_ko(name: str, dirs: list,
+                   sys_module: str = "/sys/module") -> str | None:
+    """The .ko of loaded module *name* whose build id matches, if any
+    (None if the kernel gives no build id); KernelError if there is one
+    and no .ko under *dirs* has it."""
+    want = running_build_id(f"{sys_module}/{name}/notes/.note.gnu.build-id")
     if want is None:
         return None
     for d in dirs:
@@ -221,15 +262,15 @@ def open_program(args):
         raise KernelError(f"{args.kcore} does not exist: the kernel was "
                           "built without CONFIG_PROC_KCORE (or /proc is "
                           "not mounted)")
+    dump = None
     if args.core:
-        if not args.vmlinux:
-            raise KernelError("--core needs --vmlinux (the dump's kernel)")
-        files, search = [args.vmlinux], False
+        # Its format first: drgn must read it, whatever the debug info.
+        dump = open_core(args.core, drgn)
+        files, search = [args.vmlinux] if args.vmlinux else [], False
     else:
         files = [path for path in (find_vmlinux(args.vmlinux),) if path]
         search = not files      # no vmlinux found: drgn looks for one
-        dirs = [d for d in (os.environ.get("RBTI_KMOD"),) if d]
-        ko = find_module_ko("rbtree_inspector", dirs)
+        ko = find_module_ko("rbtree_inspector", module_dirs())
         if ko:
             files.append(ko)
     files += args.debug_info or []
@@ -237,13 +278,22 @@ def open_program(args):
         if not os.path.exists(path):
             raise KernelError(f"{path}: no such debug info file")
     files = [local_copy(path) for path in files]
-    if args.core and not core_has_vmcoreinfo(args.core):
+    if dump and dump["notice"]:
+        print(f"rbti {args.command}: {dump['notice']}", file=sys.stderr)
+    if dump and dump["format"] == "elf" and not dump["vmcoreinfo"]:
         core, where = patched_copy(args.core)
         print(f"rbti {args.command}: {args.core} has no VMCOREINFO note "
               "(a QEMU dump of a guest without CONFIG_FW_CFG_SYSFS): "
               "reading a copy with the kernel's own added, found at file "
               f"offset {where:#x} ({args.core} is not changed)",
               file=sys.stderr)
+        dump.update(core_release(core))
+    if dump and not args.vmlinux:
+        # $RBTI_KBUILD's vmlinux if it is the dump's kernel's; else drgn
+        # looks for the dump's release's (DRGN_VMLINUX_PATHS).
+        vmlinux = core_vmlinux(dump, build_id_of_elf)
+        files[:0] = [local_copy(vmlinux)] if vmlinux else []
+        search = not vmlinux
     prog = drgn.Program()
     try:
         if core == "/proc/kcore":
@@ -264,6 +314,9 @@ def open_program(args):
         if "vmlinux" in str(e) and "kernel" in str(e).lower():
             if not args.core and not args.vmlinux:
                 raise no_vmlinux(e) from None
+            if dump and search:
+                raise no_core_vmlinux(args.core, dump, e,
+                                      DRGN_VMLINUX_PATHS) from None
             raise KernelError(f"no debug info for the kernel: {e}") from None
     return prog
 
@@ -278,10 +331,13 @@ def module_object(prog, name: str, kallsyms: str = "/proc/kallsyms"):
     """The object of the module symbol *name*, at its real address.
 
     drgn 0.0.22 places a module's symbols from the kernel's struct module,
-    whose layout changed in 6.4 (module_memory): on newer kernels it leaves
-    them at their offsets in the .ko. The live kernel's /proc/kallsyms
-    (read as root) has the real address; the type still comes from the
-    module's debug info. A KernelError where neither places the symbol."""
+    whose layout changed in 6.4 (module_memory: it looks for
+    ``core_size``): on newer kernels it leaves them at their offsets in
+    the .ko. The live kernel's /proc/kallsyms (read as root) has the real
+    address, and in a dump the module's own symbol table, which the
+    kernel keeps in memory (:func:`~.coredump.module_symbol_address`);
+    the type still comes from the module's debug info. A KernelError
+    where neither places the symbol."""
     drgn = _drgn()
     try:
         obj = prog[name]
@@ -290,10 +346,15 @@ def module_object(prog, name: str, kallsyms: str = "/proc/kallsyms"):
     if obj.address_ is not None and obj.address_ >= KERNEL_SPACE:
         return obj
     if not prog.flags & drgn.ProgramFlags.IS_LIVE:
-        raise KernelError(
-            f"drgn {drgn.__version__} cannot place the module symbol "
-            f"{name} in this kernel's memory (its struct module is newer "
-            "than drgn knows); read the live kernel instead")
+        try:
+            addr = module_symbol_address(prog, name)
+        except KernelError as e:
+            raise KernelError(
+                f"drgn {drgn.__version__} cannot place the module symbol "
+                f"{name} (this kernel's struct module is newer than it "
+                f"knows), and the dump does not say where it is: {e}") \
+                from None
+        return drgn.Object(prog, obj.type_, address=addr)
     try:
         with open(kallsyms, encoding="ascii", errors="replace") as f:
             for line in f:

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""A QEMU ``dump-guest-memory`` ELF made readable by drgn."""
+"""A QEMU ``dump-guest-memory`` ELF made readable by drgn (and by
+makedumpfile), and the VMCOREINFO of an ELF core."""
 
 import os
 import struct
@@ -47,18 +48,24 @@ def _notes(data: bytes):
     return ((name, desc) for name, _, desc in elf_notes(data))
 
 
-def core_has_vmcoreinfo(path: str) -> bool:
-    """True if the ELF core *path* carries a VMCOREINFO note (what drgn
-    needs to treat it as a kernel's memory)."""
+def elf_vmcoreinfo(path: str, name: str | None = None) -> dict | None:
+    """The VMCOREINFO note of the ELF core *path* (what drgn needs to
+    treat it as a kernel's memory) as a dict of its lines, or None."""
+    from .kdump import parse_vmcoreinfo
     with open(path, "rb") as f:
-        _, phdrs = _elf_phdrs(f, path)
+        _, phdrs = _elf_phdrs(f, name or path)
         for p_type, _, off, _, _, filesz, _, _ in phdrs:
             if p_type == PT_NOTE and filesz < 1 << 24:
                 f.seek(off)
-                if any(name == VMCOREINFO_NAME
-                       for name, _ in _notes(f.read(filesz))):
-                    return True
-    return False
+                for note, desc in _notes(f.read(filesz)):
+                    if note == VMCOREINFO_NAME:
+                        return parse_vmcoreinfo(desc)
+    return None
+
+
+def core_has_vmcoreinfo(path: str) -> bool:
+    """True if the ELF core *path* carries a VMCOREINFO note."""
+    return elf_vmcoreinfo(path) is not None
 
 
 START_KERNEL_MAP = 0xffffffff80000000
@@ -174,3 +181,40 @@ def patched_copy(path: str) -> tuple[str, int]:
     except BaseException:
         os.unlink(copy)
         raise
+
+
+def for_makedumpfile(path: str) -> None:
+    """Make the ELF core *path* one makedumpfile reads: with the kernel's
+    VMCOREINFO note and image view (:func:`add_vmcoreinfo`, where QEMU
+    wrote neither) and the program header table right after the ELF
+    header, where makedumpfile (1.7.2, get_elf64_phdr) reads it whatever
+    e_phoff says: QEMU puts its section headers there.  The notes move to
+    the end of the file, the section headers go; no byte of memory
+    moves.  A KernelError if the table does not fit before the first
+    PT_LOAD's data."""
+    if not core_has_vmcoreinfo(path):
+        add_vmcoreinfo(path)
+    with open(path, "r+b") as f:
+        _, phdrs = _elf_phdrs(f, path)
+        first = min((ph[2] for ph in phdrs if ph[0] == PT_LOAD), default=0)
+        if 64 + _PHDR.size * len(phdrs) > first:
+            raise KernelError(f"{path}: {len(phdrs)} program headers do not "
+                              f"fit before the memory at offset {first:#x}")
+        end = f.seek(0, os.SEEK_END)
+        table = []
+        for ph in phdrs:
+            if ph[0] == PT_NOTE:
+                f.seek(ph[2])
+                data = f.read(ph[5])
+                end += -end % 8
+                f.seek(end)
+                f.write(data)
+                ph = (ph[0], ph[1], end) + ph[3:]
+                end += len(data)
+            table.append(ph)
+        f.seek(64)
+        f.write(b"".join(_PHDR.pack(*ph) for ph in table))
+        f.seek(0x20)
+        f.write(struct.pack("<QQ", 64, 0))          # e_phoff, e_shoff
+        f.seek(0x34)
+        f.write(struct.pack("<HHHHHH", 64, _PHDR.size, len(table), 64, 0, 0))
