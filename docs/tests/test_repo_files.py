@@ -25,9 +25,10 @@ GENERATED = REPO / "docs" / "generated"
 
 SPDX = "SPDX-License-Identifier: GPL-2.0"
 FORMS = {".c": f"// {SPDX}", ".js": f"// {SPDX}", ".h": f"/* {SPDX} */",
-         ".S": f"/* {SPDX} */", ".html": f"<!-- {SPDX} -->"}
+         ".S": f"/* {SPDX} */", ".html": f"<!-- {SPDX} -->", ".1": f'.\\" {SPDX}'}
 """The SPDX line of each kind of file (kernel style for C: ``//`` in .c,
-``/* */`` in headers and assembly); every other kind has ``# SPDX...``."""
+``/* */`` in headers and assembly; a roff comment in a man page); every
+other kind has ``# SPDX...``."""
 
 NOT_SOURCE = (
     "*.md",                             # documents, generated pages included
@@ -74,6 +75,7 @@ def test_the_spdx_check_takes_each_form():
     assert has_spdx_line("a.c", f"// {SPDX}\n#include <x.h>\n")
     assert has_spdx_line("a.h", f"/* {SPDX} */\n")
     assert has_spdx_line("v.html", f"<!DOCTYPE html>\n<!-- {SPDX} -->\n")
+    assert has_spdx_line("rbti.1", f'.\\" {SPDX}\n.TH RBTI 1\n')
     assert not has_spdx_line("a.h", f"// {SPDX}\n")
     assert not has_spdx_line("a.py", f"\"\"\"Doc.\n\n# {SPDX}\n\"\"\"\n")
     assert not has_spdx_line("run", "#!/bin/sh\n# a comment\n")

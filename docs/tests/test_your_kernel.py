@@ -15,7 +15,8 @@ PAGE = REPO / "docs" / "your-kernel.md"
 def test_the_page_shows_each_recipe():
     text = PAGE.read_text(encoding="utf-8")
     for recipe in ("make -C kmod KDIR=", "vng --run", "--preset free_vmap_area --check",
-                   "--core VMCORE", "viz/walkthrough --dumps"):
+                   "--core VMCORE", "viz/walkthrough --dumps",
+                   "pip install --no-index --no-build-isolation .", "rbti doctor --json"):
         assert recipe in text, recipe
 
 

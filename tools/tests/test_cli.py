@@ -227,7 +227,7 @@ def test_version(capsys):
 def test_every_subcommand_has_help_and_a_description(capsys):
     _, names = rbti.build()
     assert {"trees", "dump", "check", "show", "fuzz", "replay", "overlap",
-            "stress", "kernel", "verify", "census"} == set(names)
+            "stress", "kernel", "verify", "census", "doctor"} == set(names)
     for sub, sub_parser in names.items():
         assert sub_parser.description, sub
         with pytest.raises(SystemExit) as done:

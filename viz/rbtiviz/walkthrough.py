@@ -104,29 +104,42 @@ Exit status: 0 done, 1 a tree, dump or file could not be read or drawn,
 """
 
 
-def main(argv: list[str]) -> int:
+PROG = "viz/walkthrough"
+"""The program's name in the checkout; installed, it is rbti-walkthrough."""
+
+
+def usage(prog: str = PROG) -> str:
+    """:data:`USAGE` with *prog*'s name (and, installed, rbti-render's)."""
+    if prog == PROG:
+        return USAGE
+    return USAGE.replace(PROG, prog).replace("viz/render", "rbti-render")
+
+
+def main(argv: list[str], prog: str = PROG) -> int:
     """``viz/walkthrough OUTDIR [TREE...]``: every tree by default;
-    ``viz/walkthrough --dumps OUTDIR [--name NAME] FILE...``: saved dumps."""
+    ``viz/walkthrough --dumps OUTDIR [--name NAME] FILE...``: saved dumps.
+    *prog*: the name it is run by (rbti-walkthrough, installed)."""
     import sys
 
+    text = usage(prog)
     if argv[:1] in (["-h"], ["--help"]):
-        print(USAGE, end="")
+        print(text, end="")
         return 0
     if argv == ["--version"]:
         from rbtilib import DUMP_FORMAT, RELEASE
-        print(f"viz/walkthrough {RELEASE} (dump format {DUMP_FORMAT})")
+        print(f"{prog} {RELEASE} (dump format {DUMP_FORMAT})")
         return 0
     if argv[:1] == ["--dumps"]:
         rest, name = argv[1:], None
         if "--name" in rest:
             i = rest.index("--name")
             if i + 1 >= len(rest):
-                print(USAGE, end="", file=sys.stderr)
+                print(text, end="", file=sys.stderr)
                 return 2
             name = rest[i + 1]
             rest = rest[:i] + rest[i + 2:]
         if len(rest) < 2 or any(r.startswith("-") and r != "-" for r in rest):
-            print(USAGE, end="", file=sys.stderr)
+            print(text, end="", file=sys.stderr)
             return 2
         try:
             print(from_dumps(rest[0], rest[1:], name))
@@ -136,7 +149,7 @@ def main(argv: list[str]) -> int:
         return 0
     from rbtilib.driver import Debugfs, DebugfsError
     if not argv or argv[0].startswith("-"):
-        print(USAGE, end="", file=sys.stderr)
+        print(text, end="", file=sys.stderr)
         return 2
     driver = Debugfs()
     try:

@@ -3,7 +3,8 @@
 
 One module per group of subcommands: :mod:`.tree_cmds` (trees, dump,
 check), :mod:`.show_cmd`, :mod:`.fuzz_cmd` (fuzz, replay),
-:mod:`.kernel_cmd` (kernel, verify); what they share (exit codes, tree
+:mod:`.kernel_cmd` (kernel, verify), :mod:`.census_cmd`,
+:mod:`.doctor_cmd`; what they share (exit codes, tree
 selection, JSON, colour, the help formatter) is :mod:`.common`, the parser
 and main() :mod:`.main`.  The JSON documents are described in
 docs/json.md.

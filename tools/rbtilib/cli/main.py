@@ -9,7 +9,7 @@ from ..driver import (DEFAULT_PARAMS, DEFAULT_ROOT, Debugfs, DebugfsError,
                       ReplyError)
 from ..jsondoc import SCHEMA
 from . import family_cmds, fuzz_cmd, kernel_cmd, show_cmd, tree_cmds
-from . import census_cmd
+from . import census_cmd, doctor_cmd
 from .common import (EXIT_BUG, EXIT_USAGE, Formatter, UsageError,
                      environment_error)
 
@@ -45,7 +45,8 @@ EPILOG = """examples:
 COMMANDS = [tree_cmds.add_trees, tree_cmds.add_dump, tree_cmds.add_check,
             show_cmd.add_show, fuzz_cmd.add_fuzz, fuzz_cmd.add_replay,
             family_cmds.add_overlap, family_cmds.add_stress,
-            kernel_cmd.add_arguments, census_cmd.add_census]
+            kernel_cmd.add_arguments, census_cmd.add_census,
+            doctor_cmd.add_doctor]
 """One function per subcommand: it adds the subparser and sets ``func``
 (``func(args, driver) -> exit status``) and optionally ``needs_debugfs``
 (``args -> bool``, default True) and ``validate`` (``(args, error)``,
