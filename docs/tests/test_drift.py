@@ -22,16 +22,14 @@ from __future__ import annotations
 import argparse
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "tools"))
+from rbtilib import cli
+from rbtilib.dumptypes import FLAG_ORDER
 
-from rbtilib import cli  # noqa: E402
-from rbtilib.dumptypes import FLAG_ORDER  # noqa: E402
+REPO = Path(__file__).resolve().parents[2]
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")),
          *sorted((REPO / "kmod").glob("*.md")),

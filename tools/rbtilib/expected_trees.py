@@ -10,7 +10,7 @@ module under test, so a module that loses a tree fails.
 import os
 import re
 
-TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+TABLE = os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir,
                      os.pardir, "kmod", "tests", "module-trees")
 
 

@@ -17,12 +17,14 @@ class _Spec:
 
 @pytest.mark.parametrize("error,status,text", [
     (kernel.Changed("kept changing"), 3, "santos: changed while reading"),
-    (kernel.Fault(0xdead), 1, "santos: FAULT the tree's memory: cannot read "
+    (kernel.Fault(0xdead), 3, "santos: FAULT the tree's memory: cannot read "
      "address 0xdead")])
 def test_verify_reports_a_tree_that_changes_or_faults(error, status, text,
                                                      monkeypatch, capsys):
     """rbti verify let Changed and Fault escape as tracebacks: they are a
-    verdict on the tree, and the other trees are still verified."""
+    verdict on the tree, and the other trees are still verified.  Either
+    leaves the run incomplete (exit 3, docs/json.md); a difference in
+    another tree outweighs it (exit 1)."""
     import argparse
     from rbtilib import driver
     from tests_support.fake import FakeDebugfs
@@ -109,6 +111,41 @@ def test_kernel_json(monkeypatch, capsys):
     assert doc["trees"][0]["dump"]["nodes"][0]["key"] == "0x14"
 
 
+def test_kernel_exits_3_when_a_root_cannot_be_read(monkeypatch, capsys):
+    """docs/json.md: a tree whose root pointer cannot be read was not
+    read at all: incomplete (exit 3, "complete": false), not a violation
+    (it was 1); a violation in another tree still makes it 1."""
+    import json
+    bad = dict(GOOD)
+    bad[3] = (5, "B", 1, None, None)            # black-height broken
+    mems = {"good": build(GOOD, 0), "bad": build(bad, 0)}
+    gone = "gone: the tree's root: cannot read address 0xbad000"
+    specs = [spec(name="good"), spec(name="gone", root_slot=0xbad000)]
+    monkeypatch.setattr(commands, "DrgnMemory", lambda prog: None)
+    monkeypatch.setattr(commands, "read_stable", lambda m, sp, attempts, confirm=True:
+                        stable.read_stable(mems.get(sp.name, mems["good"]), sp,
+                                           attempts, confirm))
+    monkeypatch.setattr(commands, "_specs", lambda prog, args: specs)
+    assert commands.run(_kernel_args(check=True, json=False), prog=object()) == 3
+    out = capsys.readouterr()
+    assert out.out == "good: ok (5 nodes)\n" and out.err == gone + "\n"
+    assert commands.run(_kernel_args(check=True), prog=object()) == 3
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["ok"], doc["complete"]) == (False, False)
+    assert doc["trees"][1] == {"tree": "gone", "ok": False,
+                               "error": gone.split(": ", 1)[1]}
+    specs[:] = [specs[1]]
+    assert commands.run(_kernel_args(json=False), prog=object()) == 3
+    assert capsys.readouterr().err == gone + "\n"
+    specs[:] = [spec(name="gone", root_slot=0xbad000), spec(name="bad")]
+    assert commands.run(_kernel_args(check=True), prog=object()) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["ok"], doc["complete"]) == (False, False)
+    _fake_kernel(monkeypatch, {"good": GOOD})
+    assert commands.run(_kernel_args(check=True), prog=object()) == 0
+    assert json.loads(capsys.readouterr().out)["complete"] is True
+
+
 def test_kernel_check_caps_and_notes(monkeypatch, capsys):
     """kernel --check prints ten violations and '… and N more', as rbti
     check does; an aug without a rule is a note."""
@@ -144,6 +181,7 @@ def test_verify_json(monkeypatch, capsys):
     assert commands.run(args, prog=object()) == 1
     doc = json.loads(capsys.readouterr().out)
     assert doc["command"] == "verify" and doc["ok"] is False
+    assert doc["complete"] is False
     santos, mainline = doc["trees"]
     assert santos["verdict"] == "mismatch" and santos["detail"]
     assert mainline == {"tree": "mainline", "verdict": "changed",

@@ -119,8 +119,10 @@ def test_show_starts_without_heavy_imports(tmp_path):
             "except SystemExit as e:\n"
             "    assert not e.code, e.code\n"
             "print(' '.join(sorted(set(sys.modules) - base)))\n")
+    # From tools/, where the script finds rbtilib.
     out = subprocess.run([sys.executable, "-c", code], capture_output=True,
-                         text=True, check=True, timeout=60).stdout
+                         cwd=os.path.dirname(rbti), text=True, check=True,
+                         timeout=60).stdout
     loaded = set(out.split("\n")[-2].split())
     assert "rbtilib.show" in loaded
     heavy = {"dataclasses", "inspect", "typing", "shutil", "ast", "bz2",
@@ -141,11 +143,11 @@ def test_rbti_runs_without_site_and_kernel_still_finds_drgn():
     with open(os.path.join(tools, "rbti")) as f:
         assert f.readline().split() == ["#!/usr/bin/python3", "-S"]
     code = ("import sys\n"
-            f"sys.path.insert(0, {os.path.abspath(tools)!r})\n"
             "assert 'site' not in sys.modules\n"
             "from rbtilib.kernel import debuginfo\n"
             "print(debuginfo._drgn().__name__)\n")
-    out = subprocess.run([sys.executable, "-S", "-c", code],
+    # From tools/, as the script finds rbtilib: beside it.
+    out = subprocess.run([sys.executable, "-S", "-c", code], cwd=tools,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "drgn\n"

@@ -66,6 +66,9 @@ short caption computed by diffing it with the previous one
 The buttons (first, prev, play, next, last) or the arrow keys step
 through frames, Home/End go to the first/last, PageUp/PageDown jump by
 ten, space plays/pauses; the URL fragment (``#12``) selects a frame.
+A latch tree's frames hold both its copies: the copy button (or ``l``)
+switches between them, each with its own changes highlighted, and the
+frame images draw the two side by side.
 Under the viewer, a list links each frame's image with its full
 operation list.
 """
@@ -82,6 +85,7 @@ from typing import Iterable
 
 from rbtilib.dump import Tree, format_dump, parse_dump, read_dump_file
 
+from .copies import copies
 from .diff import OP_NAMES, caption, describe_op, diff
 from .layout import layout
 from .render import write_snapshot
@@ -362,25 +366,37 @@ def summary(frames: list[dict], trees: list[Tree]) -> str:
     return "; ".join(parts)
 
 
+def _changes(data: dict, previous: Tree | None, tree: Tree, frame: dict,
+             d=None) -> None:
+    """Put in *data* the nodes and links of *tree* (indices into its
+    layout) that changed since *previous*, and the frame's highlights."""
+    d = d or diff(previous, tree)
+    index = {nid: i for i, nid in enumerate(layout(tree).ids)}
+    changed = [] if previous is None else d.changed
+    changed = list(dict.fromkeys(changed + list(frame.get("highlight", ()))))
+    data.update(changed=[index[n] for n in changed if n in index],
+                newlinks=[] if previous is None else
+                [index[n] for n in d.relinked if n in index])
+
+
 def viewer_frames(frames: list[dict], trees: list[Tree]) -> list[dict]:
     """The viewer's data for each frame: the tree, a short caption from the
     difference with the previous frame, and the changed nodes and links
-    (indices into the frame's nodes) to highlight."""
+    (indices into the frame's nodes) to highlight; a latch tree's copy 1
+    has its own (:mod:`rbtiviz.copies`), from the previous frame's copy 1."""
     out = []
-    previous = None
+    previous = before = None
     for frame, tree in zip(frames, trees):
         data = tree_data(tree)
         d = diff(previous, tree)
-        index = {nid: i for i, nid in enumerate(layout(tree).ids)}
-        changed = [] if previous is None else d.changed
-        changed = list(dict.fromkeys(changed + list(frame.get("highlight", ()))))
+        _changes(data, previous, tree, frame, d)
         data.update(heading=frame_heading(frame), file=frame["file"],
-                    caption=caption(previous, tree, _frame_ops(frame), d),
-                    changed=[index[n] for n in changed if n in index],
-                    newlinks=[] if previous is None else
-                    [index[n] for n in d.relinked if n in index])
+                    caption=caption(previous, tree, _frame_ops(frame), d))
+        parts = copies(tree)
+        if data["copy1"] is not None:
+            _changes(data["copy1"], before, parts[1].tree, frame)
         out.append(data)
-        previous = tree
+        previous, before = tree, parts[-1].tree if len(parts) > 1 else None
     return out
 
 

@@ -22,6 +22,8 @@ from rbtilib.dump import Tree, format_flags, number_text
 from rbtilib.record import factory, record
 from rbtilib.shape import Shape, unreached_line
 
+from .copies import copies, label
+
 DX, DY, RADIUS, MARGIN = 18, 44, 6, 24
 """SVG geometry: column width, level height, node radius, margin (px)."""
 
@@ -100,6 +102,9 @@ def _title_lines(tree: Tree, title: str | None, violations: list[Violation],
         f"{tree.name} ({tree.api}: {format_flags(tree.flags)})")
     lines = [("t", head),
              ("", f"{tree.count} nodes \u00b7 height {tree.height}")]
+    if getattr(tree, "copy1", None) is not None:
+        lines.append(("", "a latch tree: copy 0 (left) and copy 1 (right), "
+                      "each with its own links and colours"))
     line = unreached_line(unreached)
     if line:
         lines.append(("bad", line))
@@ -123,19 +128,25 @@ def to_svg(tree: Tree, highlight=(), highlight_violation: bool = False,
     *highlight_violation* the nodes the checker blames an amber one and
     the first violation goes under the title.  Links that are not tree
     edges (a corrupted tree) are short dashed red stubs labelled with the
-    target id.
+    target id.  A latch tree is drawn twice, side by side under a line
+    each (:mod:`rbtiviz.copies`): copy 0, then copy 1 with its own links
+    and colours and the violations found in it.
     """
-    lay = layout(tree)
     if highlight_violation and violations is None:
         violations = check(tree)
     violations = violations if highlight_violation else []
-    nodes = tree.nodes
-    top = MARGIN + 22 * len(_title_lines(tree, title, violations, lay.unreached)) + 10
-    n = len(lay.ids)
-    width = max(2 * MARGIN + DX * max(n, 1), 480)
-    height = top + DY * max(lay.height, 1) + MARGIN
-    xs = [MARGIN + DX * r + DX // 2 for r in lay.rank]
-    ys = [top + DY * d + RADIUS for d in lay.depth]
+    parts = copies(tree, violations)
+    lays = [layout(part.tree) for part in parts]
+    titles = _title_lines(tree, title, violations, lays[0].unreached)
+    heads = [label(part, highlight_violation) for part in parts]
+    top = MARGIN + 22 * len(titles) + 10 + (18 if heads[0] else 0)
+    x0s, x = [], MARGIN
+    for lay, head in zip(lays, heads):
+        x0s.append(x)
+        # A copy's column is as wide as its line (7 px a character).
+        x += max(DX * max(len(lay.ids), 1), 7 * len(head or "")) + 2 * MARGIN
+    width = max(x - MARGIN, 480)
+    height = top + DY * max(max(lay.height for lay in lays), 1) + MARGIN
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
            f'height="{height}" viewBox="0 0 {width} {height}" '
            'font-family="DejaVu Sans,Helvetica,Arial,sans-serif">',
@@ -146,11 +157,29 @@ def to_svg(tree: Tree, highlight=(), highlight_violation: bool = False,
            ".c{font-size:9px;font-weight:bold;fill:" + CACHE_COLOR + "}"
            ".t{font-size:16px;font-weight:bold}.bad{fill:" + RED_FILL + "}"
            ".x{stroke:" + RED_FILL + ";stroke-dasharray:3 2;fill:none}"
+           ".p{font-size:12px;fill:#424242}"
            "</style>",
            f'<rect width="{width}" height="{height}" fill="white"/>']
-    for row, (cls, text) in enumerate(_title_lines(tree, title, violations, lay.unreached)):
+    for row, (cls, text) in enumerate(titles):
         out.append(f'<text x="{MARGIN}" y="{MARGIN + 16 + 22 * row}" '
                    f'class="{cls}">{html.escape(text)}</text>')
+    for part, lay, x0, head in zip(parts, lays, x0s, heads):
+        if head:
+            out.append(f'<text x="{x0}" y="{top - 14}" class="p">'
+                       f"{html.escape(head)}</text>")
+        out.extend(_panel(part.tree, lay, x0, top, set(highlight),
+                          {v.node for v in part.violations if v.node is not None}))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _panel(tree: Tree, lay: Layout, x0: int, top: int, wanted: set,
+           blamed: set) -> list[str]:
+    """The SVG elements of one tree (one copy of a latch tree) laid out
+    by *lay*, its leftmost column at *x0*, its root's level at *top*."""
+    out, n, nodes = [], len(lay.ids), tree.nodes
+    xs = [x0 + DX * r + DX // 2 for r in lay.rank]
+    ys = [top + DY * d + RADIUS for d in lay.depth]
     path = []
     for j in range(1, n):
         i = lay.parent[j]
@@ -166,8 +195,6 @@ def to_svg(tree: Tree, highlight=(), highlight_violation: bool = False,
     if stubs:
         out.append(f'<path class="x" d="{"".join(stubs)}"/>')
     show_id = "dup" in tree.flags
-    blamed = {v.node for v in violations if v.node is not None}
-    wanted = set(highlight)
     circles, labels, rings = [], [], []
     cached = {getattr(tree, which): letter for which, letter in
               (("leftmost", "L"), ("rightmost", "R")) if which in tree.flags}
@@ -178,9 +205,9 @@ def to_svg(tree: Tree, highlight=(), highlight_violation: bool = False,
         circles.append(f'<circle cx="{x}" cy="{y}" r="{RADIUS}" '
                        f'class="{"r" if node.color == "R" else "b"}">'
                        f"<title>#{nid} key {key}</title></circle>")
-        label = f"{key}#{nid}" if show_id or nid in blamed else key
+        under = f"{key}#{nid}" if show_id or nid in blamed else key
         labels.append(f'<text x="{x}" y="{y + RADIUS + 9}" class="k">'
-                      f"{label}</text>")
+                      f"{under}</text>")
         small = []
         if node.aug is not None:
             small.append(f"{tree.aug or 'aug'}={number_text(tree, 'aug', node.aug)}")
@@ -203,8 +230,4 @@ def to_svg(tree: Tree, highlight=(), highlight_violation: bool = False,
         if ring:
             rings.append(f'<circle cx="{x}" cy="{y}" r="{RADIUS + 3}" '
                          f'fill="none" stroke="{ring}" stroke-width="3"/>')
-    out.extend(circles)
-    out.extend(rings)
-    out.extend(labels)
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    return out + circles + rings + labels

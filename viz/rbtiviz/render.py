@@ -32,10 +32,12 @@ DOT node names: ``n<ID>`` for tree nodes, ``nil_<ID>_<L|R>`` for NIL leaves,
 labelled with the fault's word; only on a corrupted tree).  Nodes the walk
 does not reach are listed under the title.
 
-A latch tree is drawn as its copy 0; a title line gives copy 1's size and
-height and says it is checked, not drawn (a violation found in copy 1 is
-marked on the same node of copy 0, its message starting ``copy 1:``);
-``rbti show`` draws both copies.
+A latch tree is drawn twice, side by side in two boxes, as ``rbti show``
+draws it: copy 0 on the left, copy 1 on the right with its own links and
+colours (:mod:`rbtiviz.copies`), each box titled with its size, height
+and, with ``highlight_violation``, its verdict; a violation found in copy
+1 (its message starts ``copy 1:``) is marked on copy 1's node.  Copy 1's
+DOT names start ``c1_`` (``c1_n<ID>``, ``c1_nil_<ID>_L``, ...).
 """
 from __future__ import annotations
 
@@ -50,7 +52,8 @@ from rbtilib.dump import Node, Tree, format_flags, number_text
 from rbtilib.record import record
 from rbtilib.shape import MISSING, WORDS, Shape, unreached_line
 
-from .titles import copy1_note, plural
+from .copies import copies, label
+from .titles import plural
 
 RED_FILL = "#c62828"
 BLACK_FILL = "#212121"
@@ -153,9 +156,9 @@ def _title(tree: Tree, title: str | None, violations: list[Violation],
              html.escape(stats)]
     if tree.error:
         lines.append(f'<FONT COLOR="{RED_FILL}">dump error: {html.escape(tree.error)}</FONT>')
-    note = copy1_note(tree)
-    if note:
-        lines.append(html.escape(note))
+    if getattr(tree, "copy1", None) is not None:
+        lines.append("a latch tree: copy 0 (left) and copy 1 (right), each with "
+                     "its own links and colours")
     unreached = unreached_line(shape.unreached())
     if unreached:
         lines.append(f'<FONT COLOR="{RED_FILL}">{html.escape(unreached)}</FONT>')
@@ -196,7 +199,7 @@ def _gone(name: str, target: int, why: str) -> str:
                                  label=f"#{target}?\n{why}") + ";"
 
 
-def _tree_node(tree: Tree, node: Node, outline: str | None) -> str:
+def _tree_node(tree: Tree, node: Node, outline: str | None, p: str = "") -> str:
     fill = RED_FILL if node.color == "R" else BLACK_FILL
     # Ids tell equal keys apart and match outlined nodes to messages.
     label = _node_label(tree, node, "dup" in tree.flags or outline is not None)
@@ -205,7 +208,7 @@ def _tree_node(tree: Tree, node: Node, outline: str | None) -> str:
         attrs.update(shape="box", style="rounded,filled", margin="0.08,0.03")
     if outline is not None:
         attrs.update(color=outline, penwidth=HIGHLIGHT_PENWIDTH)
-    return f"  n{node.id} {_attrs(**attrs)};"
+    return f"  {p}n{node.id} {_attrs(**attrs)};"
 
 
 @record(frozen=True)
@@ -225,13 +228,14 @@ class _Marks:
 
 
 def _body(tree: Tree, shape: Shape, marks: _Marks, max_depth: int | None,
-          collapse_over: int | None) -> Iterator[str]:
-    """DOT statements for the nodes and edges, walking preorder from the root."""
+          collapse_over: int | None, p: str = "") -> Iterator[str]:
+    """DOT statements for the nodes and edges, walking preorder from the
+    root; every DOT name starts with *p* (a latch tree's copy 1: ``c1_``)."""
     if tree.root is None:
-        yield _nil("nil_root")
+        yield _nil(f"{p}nil_root")
         return
     if tree.root not in tree.nodes:
-        yield _gone("gone_root", tree.root, WORDS[MISSING])
+        yield _gone(f"{p}gone_root", tree.root, WORDS[MISSING])
         return
     size = shape.sizes()
     bad = shape.bad_by_node()
@@ -248,30 +252,30 @@ def _body(tree: Tree, shape: Shape, marks: _Marks, max_depth: int | None,
         node_id, depth = stack.pop()
         if boxed(node_id, depth):
             inside = list(shape.subtree(node_id))
-            yield _box(tree, f"sub_{node_id}", [tree.nodes[i] for i in inside],
+            yield _box(tree, f"{p}sub_{node_id}", [tree.nodes[i] for i in inside],
                        marks.outline(inside))
             continue
         node = tree.nodes[node_id]
-        yield _tree_node(tree, node, marks.outline({node_id}))
-        tail = f"n{node_id}"
+        yield _tree_node(tree, node, marks.outline({node_id}), p)
+        tail = f"{p}n{node_id}"
         below = []
         for child in _children(node):
             if child.side == RIGHT and (node.left, node.right) != (None, None):
                 # An invisible middle child pushes a lone child off-centre.
-                yield f"  mid_{node_id} " + _attrs(style="invis", label="", width=0.1) + ";"
-                yield _edge(tail, f"mid_{node_id}", style="invis")
+                yield f"  {p}mid_{node_id} " + _attrs(style="invis", label="", width=0.1) + ";"
+                yield _edge(tail, f"{p}mid_{node_id}", style="invis")
             if child.target is None:
-                name = f"nil_{node_id}_{child.side}"
+                name = f"{p}nil_{node_id}_{child.side}"
                 yield _nil(name)
                 yield _edge(tail, name, color=NIL_COLOR)
             elif shape.links[node_id][child.side == RIGHT] != child.target:
-                name = f"gone_{node_id}_{child.side}"
+                name = f"{p}gone_{node_id}_{child.side}"
                 yield _gone(name, child.target,
                             bad[node_id][child.side == RIGHT].why)
                 yield _edge(tail, name, color=RED_FILL, style="dashed")
             else:
                 head = "sub_" if boxed(child.target, depth + 1) else "n"
-                yield _edge(tail, f"{head}{child.target}")
+                yield _edge(tail, f"{p}{head}{child.target}")
                 below.append((child.target, depth + 1))
         stack.extend(reversed(below))
 
@@ -314,8 +318,22 @@ def to_dot(tree: Tree, highlight: Iterable[int] = (), max_depth: int | None = No
                            penwidth=1.5, fillcolor=BOX_FILL) + ";",
         "  edge " + _attrs(arrowhead="none", color="#616161", penwidth=1.3) + ";",
     ]
-    lines.extend(_body(tree, shape, _Marks(wanted, flagged), max_depth,
-                       collapse_over))
+    parts = copies(tree, violations)
+    if len(parts) == 1:
+        lines.extend(_body(tree, shape, _Marks(wanted, flagged), max_depth,
+                           collapse_over))
+    for part in parts if len(parts) > 1 else ():
+        # A latch tree: each copy in a box of its own, side by side.
+        mine = frozenset(v.node for v in part.violations if v.node is not None)
+        lines.append(f"  subgraph cluster_copy{part.number} {{")
+        lines.append("    graph " + _attrs(label=label(part, highlight_violation),
+                                           labelloc="t", style="dashed",
+                                           color=NIL_COLOR) + ";")
+        lines.extend("  " + s for s in _body(
+            part.tree, shape if part.number == 0 else Shape(part.tree),
+            _Marks(wanted, mine - wanted), max_depth, collapse_over,
+            f"c{part.number}_" if part.number else ""))
+        lines.append("  }")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

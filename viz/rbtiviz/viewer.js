@@ -15,11 +15,12 @@ const mini = $("minimap"), mctx = mini.getContext("2d");
 let T = null, frame = 0;
 let view = {sx: 1, sy: 1, tx: 0, ty: 0};     // screen = world * s + t
 let P, size, collapsed, rank, depth, order, maxDepth, overview = null;
-let sel = -1, vcur = -1, matches = [], mcur = -1, timer = null;
+let sel = -1, vcur = -1, matches = [], mcur = -1, timer = null, copy = 0;
 
 function load(i) {
   frame = Math.max(0, Math.min(DATA.frames.length - 1, i));
-  T = DATA.frames[frame];
+  const F = DATA.frames[frame];     // a latch tree's: copy 0, copy 1 as F.copy1
+  T = copy && F.copy1 ? F.copy1 : F;
   const n = T.ids.length;
   P = new Int32Array(n).fill(-1);
   for (let j = 0; j < n; j++) {
@@ -44,7 +45,9 @@ function load(i) {
     (nv ? ` \u00b7 ${nv} violation${nv > 1 ? "s" : ""}` : " \u00b7 ok") +
     (T.unreached.length ? ` \u00b7 not drawn (unreachable): #${T.unreached.slice(0, 8).join(", #")}` +
      (T.unreached.length > 8 ? " ..." : "") : "") +
-    (T.copy1 ? ` \u00b7 ${T.copy1}` : "");
+    (F.copy1 ? ` \u00b7 latch tree: copy ${T === F ? 0 : 1} of 2` : "");
+  $("copy").hidden = $("copyhelp").hidden = !F.copy1;
+  $("copy").textContent = `show copy ${T === F ? 1 : 0}`;
   $("info").textContent = "";
   relayout();
 }
@@ -357,6 +360,16 @@ function toggleCollapse(i) {
   select(i, false);
 }
 
+// A latch tree: the other copy, in the same view, its selected node kept.
+function toggleCopy() {
+  if (!DATA.frames[frame].copy1) return;
+  const id = sel >= 0 ? T.ids[sel] : null, keep = {...view};
+  copy ^= 1;
+  if (FLIP) show(frame); else { load(frame); view = keep; draw(); }
+  const j = id === null ? -1 : T.ids.indexOf(id);
+  if (j >= 0) select(j, false);
+}
+
 function expandAll() { collapsed.fill(0); relayout(); if (sel >= 0) select(sel, true); else fit(); }
 
 function show(i) {
@@ -364,7 +377,7 @@ function show(i) {
   load(i);
   view = keep;
   view.sy = Math.max(fitY(), Math.min(1.5, view.sy));
-  const f = T;
+  const f = DATA.frames[frame];
   $("pos").textContent = `frame ${frame + 1} / ${DATA.frames.length}`;
   $("slider").value = frame + 1;
   $("caption").textContent = f.heading + ": " + f.caption;
@@ -422,6 +435,7 @@ $("vprev").onclick = () => violation(-1);
 $("collapse").onclick = () => toggleCollapse(sel);
 $("expand").onclick = expandAll;
 $("fit").onclick = fit;
+$("copy").onclick = toggleCopy;
 $("first").onclick = () => show(0);
 $("prev").onclick = () => show(frame - 1);
 $("next").onclick = () => show(frame + 1);
@@ -450,6 +464,7 @@ document.addEventListener("keydown", (e) => {
   else if (e.key === "p") violation(-1);
   else if (e.key === "c") toggleCollapse(sel);
   else if (e.key === "e") expandAll();
+  else if (e.key === "l") toggleCopy();
   else if (e.key === "/") $("search").focus();
   else if (e.key === "Escape") select(-1);
   else return;
@@ -523,6 +538,10 @@ function selftest() {
   // Violations: n, n, p.
   out.violations = [];
   for (const k of ["n", "n", "p"]) { key(k); out.violations.push({selected: selected(), status: $("status").textContent}); }
+  // A latch tree: l shows copy 1, l again copy 0.
+  const seen = () => ({nodes: T.ids.length, stats: $("stats").textContent, button: $("copy").textContent,
+                       hidden: $("copy").hidden, violations: T.violations.map((v) => v[1])});
+  if (DATA.frames[frame].copy1) { const was = seen(); key("l"); const other = seen(); key("l"); out.copy = [was, other, seen()]; }
   // Collapse the root's left subtree, then expand all.
   if (T.L[0] >= 0) {
     select(T.L[0], true);

@@ -10,12 +10,16 @@ it out itself (x from in-order rank, y from depth, see
 :mod:`rbtiviz.layout`), so collapsing a subtree is a relayout in the
 browser.  Only the nodes on screen are drawn; when more than a few
 thousand would be, a cached overview bitmap of the whole tree is scaled
-instead, so panning and zooming stay fast at 100,000 nodes.
+instead, so panning and zooming stay fast at 100,000 nodes.  A latch
+tree's frame carries both copies (:mod:`rbtiviz.copies`): copy 0's data,
+and copy 1's as its ``copy1``, which the page's copy button (or ``l``)
+switches to and back.
 
 Opened with ``?selftest`` the page drives itself through its own event
-handlers (search, click, violations, collapse, zoom, minimap, frames) and
-writes what it saw as JSON into ``<pre id="selftest">``, which the tests
-read from a headless Chromium's ``--dump-dom``.
+handlers (search, click, violations, a latch tree's copies, collapse,
+zoom, minimap, frames) and writes what it saw as JSON into ``<pre
+id="selftest">``, which the tests read from a headless Chromium's
+``--dump-dom``.
 """
 from __future__ import annotations
 
@@ -26,8 +30,8 @@ from pathlib import Path
 from rbtilib.checker import Violation, check
 from rbtilib.dump import UNKNOWN_PARENT, Tree, format_flags, number_text
 
+from .copies import copies
 from .layout import layout
-from .titles import copy1_note
 
 TEMPLATE = Path(__file__).with_name("viewer.html")
 SCRIPT = Path(__file__).with_name("viewer.js")      # put inline in the page
@@ -40,9 +44,20 @@ def _num(value: int) -> int | str:
 
 
 def tree_data(tree: Tree, violations: list[Violation] | None = None) -> dict:
-    """The viewer's JSON for one tree (violations: the checker's if None)."""
+    """The viewer's JSON for one tree (violations: the checker's if None);
+    a latch tree's is copy 0's with copy 1's as ``copy1`` (None on other
+    trees), each with the violations found in it."""
     if violations is None:
         violations = check(tree)
+    parts = copies(tree, violations)
+    data = _data(parts[0].tree, parts[0].violations)
+    if len(parts) > 1:
+        data["copy1"] = _data(parts[1].tree, parts[1].violations)
+    return data
+
+
+def _data(tree: Tree, violations: list[Violation]) -> dict:
+    """One tree's (one copy's) data: its layout, fields and violations."""
     lay = layout(tree)
     nodes = [tree.nodes[nid] for nid in lay.ids]
     augs = [n.aug if n.aug is None or "aug" not in tree.hex
@@ -70,7 +85,7 @@ def tree_data(tree: Tree, violations: list[Violation] | None = None) -> dict:
         "augs": augs if any(a is not None for a in augs) else None,
         "value": tree.value,
         "values": [_num(n.value) for n in nodes] if tree.value else None,
-        "copy1": copy1_note(tree),
+        "copy1": None,
         "leftmost": cached("leftmost"), "rightmost": cached("rightmost"),
         "bad": [[i, side, _num(target), why] for i, side, target, why in lay.bad],
         "violations": [[lay.index.get(v.node, -1) if v.node is not None else -1,

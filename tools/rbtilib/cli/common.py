@@ -21,8 +21,8 @@ from ..dump import DumpError, Tree, parse_dump, read_dump_file
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_CHANGED, EXIT_BUG = 0, 1, 2, 3, 70
 """0 ok; 1 a tree failed (a violation, a dump that does not parse, a fuzz
 failure); 2 a usage or environment error; 3 (``kernel``, ``verify``,
-``census``) incomplete: a tree kept changing while it was read (a census
-also: a tree could not be read, or was left unread at its time limit);
+``census``) incomplete: a tree kept changing while it was read, or could
+not be read (a census also: was left unread at its time limit);
 70 (EX_SOFTWARE) a bug in rbti."""
 
 class UsageError(Exception):

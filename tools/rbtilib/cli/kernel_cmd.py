@@ -30,13 +30,14 @@ def _validate_kernel(args, error) -> None:
 
 
 def _common(p) -> None:
-    p.add_argument("--vmlinux", help="kernel debug info (default: found by "
+    p.add_argument("--vmlinux", metavar="FILE",
+                   help="kernel debug info (default: found by "
                    "build id in $RBTI_KBUILD, or by drgn in "
                    "/usr/lib/debug/boot/vmlinux-RELEASE, ...; for --core, "
                    "the dump's kernel's)")
     p.add_argument("--debug-info", action="append", metavar="FILE",
                    help="more debug info files (modules)")
-    p.add_argument("--kcore", default="/proc/kcore",
+    p.add_argument("--kcore", default="/proc/kcore", metavar="FILE",
                    help="live kernel memory (default %(default)s)")
     p.add_argument("--core", metavar="VMCORE",
                    help="read a crash dump instead of the live kernel: ELF "
@@ -55,7 +56,8 @@ def add_arguments(sub) -> None:
     """Add the ``kernel`` and ``verify`` subcommands to *sub*."""
     p = sub.add_parser(
         "kernel", help="read a tree from kernel memory (drgn): dump it, "
-        "or --check it (exit 1 on a violation, 3 if it kept changing)",
+        "or --check it (exit 1 on a violation, 3 if it kept changing or "
+        "could not be read)",
         description="Walk a red-black tree in the running kernel (drgn over "
         "/proc/kcore) or in a crash dump, through child pointers only, and "
         "print it in the dump format (or check it with --check).  Give a "
@@ -112,10 +114,13 @@ def add_arguments(sub) -> None:
     p.set_defaults(func=_run, validate=_validate_kernel)
     p = sub.add_parser(
         "verify", help="compare each inspector tree's debugfs dump with "
-        "the tree read from memory (exit 1 on a difference)",
+        "the tree read from memory (exit 1 on a difference, 3 if a tree "
+        "kept changing or could not be read)",
         description="For each inspector tree, compare its debugfs dump "
         "node by node (id, key, colour, links, aug, caches) with the same "
-        "tree read from kernel memory; exit 1 on any difference.",
+        "tree read from kernel memory; exit 1 on any difference, 3 if a "
+        "tree kept changing or its memory could not be read (and none "
+        "differs).",
         epilog="""examples:
   rbti verify --all
   rbti verify santos mainline

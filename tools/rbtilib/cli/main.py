@@ -30,7 +30,7 @@ exit status:
   2  a usage or environment error: a bad argument, not root, no debugfs,
      no module, an unknown tree, a file that cannot be read
   3  kernel, verify, census: incomplete, no violation: a tree kept
-     changing while it was read (census: or could not be read, or was
+     changing while it was read, or could not be read (census: or was
      left unread at --time-limit)
   70 an internal error: a bug in rbti (its traceback is printed)
 """

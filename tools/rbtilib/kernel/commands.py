@@ -14,7 +14,12 @@ from .presets import PRESETS, preset_custom
 from .stable import Result, address_table, read_stable
 
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_CHANGED = 0, 1, 2, 3
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
+"""docs/json.md: 0 every tree read and clean, 1 a violation (or, for
+verify, a difference), 2 usage or setup, 3 incomplete: a tree kept
+changing or could not be read (its root, or its header, is unreadable:
+nothing of the tree was seen, so nothing is known to be wrong).  A
+violation outweighs an incomplete tree."""
 
 
 def _specs(prog, args) -> list:
@@ -80,7 +85,7 @@ def cmd_kernel(args, prog) -> int:
                           f"({', '.join(s.name for s in specs)})")
     mem = DrgnMemory(prog)
     status = EXIT_OK
-    addresses, entries = [], []
+    addresses, entries, unread = [], [], 0
     as_json = getattr(args, "json", False)
     for spec in specs:
         try:
@@ -92,8 +97,8 @@ def cmd_kernel(args, prog) -> int:
                 entries.append(_json_entry(spec, None, error, args.check))
             else:
                 print(f"{spec.name}: {error}", file=sys.stderr)
-            status = EXIT_FAIL if isinstance(e, Fault) or \
-                status == EXIT_FAIL else EXIT_CHANGED
+            status = EXIT_FAIL if status == EXIT_FAIL else EXIT_INCOMPLETE
+            unread += 1
             continue
         if args.times:
             secs = " ".join(f"{k} {v:.3f}s" for k, v in res.seconds.items())
@@ -132,8 +137,8 @@ def cmd_kernel(args, prog) -> int:
                 f.write(text)
     if as_json:
         print(jsondoc.document("kernel", {
-            "ok": status == EXIT_OK, "check": bool(args.check),
-            "trees": entries}))
+            "ok": status == EXIT_OK, "complete": not unread,
+            "check": bool(args.check), "trees": entries}))
     return status
 
 
@@ -166,11 +171,12 @@ def _verify_one(driver, mem, spec, attempts: int) -> dict:
         except Changed:
             continue
         except Fault as e:
-            return verdict(EXIT_FAIL, "fault", f"the tree's memory: {e}")
+            return verdict(EXIT_INCOMPLETE, "fault",
+                           f"the tree's memory: {e}")
         if driver.dump_text(spec.name) == before:
             break
     else:
-        return verdict(EXIT_CHANGED, "changed", "changed while reading")
+        return verdict(EXIT_INCOMPLETE, "changed", "changed while reading")
     try:
         diff = compare_trees(parse_dump(before), parse_dump(res.text))
     except DumpError as e:
@@ -201,12 +207,15 @@ def cmd_verify(args, prog) -> int:
         verdicts.append(v)
         if not getattr(args, "json", False):
             print(_verdict_line(v))
-        status = v["status"] if status in (EXIT_OK, EXIT_CHANGED) and \
+        status = v["status"] if status in (EXIT_OK, EXIT_INCOMPLETE) and \
             v["status"] != EXIT_OK else status
     if getattr(args, "json", False):
-        print(jsondoc.document("verify", {"ok": status == EXIT_OK, "trees": [
-            {k: x for k, x in v.items() if k != "status"}
-            for v in verdicts]}))
+        print(jsondoc.document("verify", {
+            "ok": status == EXIT_OK,
+            "complete": not any(v["status"] == EXIT_INCOMPLETE
+                                for v in verdicts),
+            "trees": [{k: x for k, x in v.items() if k != "status"}
+                      for v in verdicts]}))
     return status
 
 
