@@ -52,8 +52,15 @@ help:
 	@echo "make kcsan      lockless trees on a KCSAN build of 6.12, its page in docs/generated/"
 	@echo "make clean      remove out/; make distclean also drops $(RBTI_CACHE)"
 
+# The census's C core, $(RBTI_OUT)/ccore/librbti_cc-HASH.so
+# (tools/build-ccore), with the run and test dependencies: rbti census
+# loads it from there in the guest too. If it cannot be built, rbti
+# census checks in Python and says so.
+CCORE = tools/build-ccore --quiet || echo "make: the census's C core was not built; rbti census checks in Python" >&2
+
 deps:
 	@qemu/install-deps
+	@$(CCORE)
 
 # make run and make shell install only what they use: the run set with the
 # stock kernel, and the kernel set too for one built from source.
@@ -67,6 +74,7 @@ module: kernel
 
 run:
 	@qemu/install-deps $(RUN_DEPS)
+	@$(CCORE)
 	@FLAVOUR="$(FLAVOUR)" qemu/demo
 
 test: deps
@@ -77,6 +85,7 @@ soak: deps
 
 shell:
 	@qemu/install-deps $(RUN_DEPS)
+	@$(CCORE)
 	@qemu/run-in-guest --flavour "$(FLAVOUR)" --shell
 
 check: kernel

@@ -149,7 +149,7 @@ def _census(mem, roots: dict, **kw):
     for name, (kind, slot) in roots.items():
         f.add(kind, "global", name, slot, False, slot)
     args = argparse.Namespace(kind=kw.pop("kind", None), time_limit=None,
-                              attempts=8)
+                              attempts=8, out=kw.pop("out", None))
     return census.run_census(FakeProg(), mem, args, finder=f)
 
 
@@ -242,7 +242,8 @@ def test_json_document():
 
 def test_out_writes_dumps_the_checker_reads_and_an_index(tmp_path):
     c = _census(_two_trees(), {"good": ("a.root", ROOT_SLOT),
-                               "bad[cpu0].x[1]": ("b.root", 0x3000)})
+                               "bad[cpu0].x[1]": ("b.root", 0x3000)},
+                out=str(tmp_path))
     assert census_out.write_out(c, str(tmp_path)) == 2
     dumps = sorted(p for p in os.listdir(tmp_path) if p.endswith(".dump"))
     verdicts = [checker.first_violation(parse_dump(
@@ -283,7 +284,8 @@ def test_structure_only_spec_reads_rb_nodes_alone():
                                 ROOT_SLOT, None, {"global"})
     sp = census_read.Specs(FakeProg(), build(GOOD, 0, leftmost=3)).spec(inst)
     assert sp.layout.node_off == 0 and "leftmost" in sp.flags
-    out = census_read.read_census_tree(build(GOOD, 0, leftmost=3), sp)
+    out = census_read.read_census_tree(build(GOOD, 0, leftmost=3), sp,
+                                       dump=True)
     assert out.state == "ok" and out.tree.leftmost is not None
     wrong = census_read.read_census_tree(build(GOOD, 0, leftmost=4), sp)
     assert [v.cls for v in wrong.violations] == ["leftmost"]

@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "tools/rbtilib", "viz/rbtiviz",
-           "docs/man", "tools/completion")
-"""What pyproject.toml builds from (its packages, readme, data files)."""
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "tools/rbtilib",
+           "viz/rbtiviz", "docs/man", "tools/completion")
+"""What pyproject.toml and setup.py build from (its packages, readme, data
+files, the census's C core)."""
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 
 
@@ -67,6 +68,11 @@ def test_pip_install_into_a_venv_gives_the_commands(tmp_path):
     where = run([bin_ / "python", "-c", "import rbtilib, rbtiviz; "
                  "print(rbtilib.__file__); print(rbtiviz.__file__)"], env=env, cwd=tmp_path)
     assert all(str(venv) in line for line in where.stdout.splitlines()), where.stdout
+    # The census's C core: the extension setup.py built, loaded by ctypes.
+    core = run([bin_ / "python", "-c", "from rbtilib.kernel import ccore; "
+                "print(ccore.library()[1])"], env=env, cwd=tmp_path)
+    assert core.returncode == 0 and "/_rbti_cc" in core.stdout and \
+        str(venv) in core.stdout, core.stdout + core.stderr
     page = tmp_path / "santos.html"
     drawn = run([bin_ / "rbti-render", REPO / "docs" / "examples" / "santos.dump",
                  "-o", page], env=env, cwd=tmp_path)

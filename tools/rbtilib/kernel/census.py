@@ -14,11 +14,13 @@ import sys
 import time
 
 from ..record import factory, record
-from . import Fault, KernelError
+from . import KernelError
 from .census_find import (Finder, find_module, find_tasks, find_variables,
                           find_vmap_nodes)
 from .census_kinds import EXPECTED, KINDS, container_type
-from .census_read import STRUCTURE, Outcome, Specs, read_census_tree
+from .census_read import (STRUCTURE, Outcome, Specs, read_census_tree,
+                          read_trees)
+from .census_read import empty_root  # noqa: F401 (census.empty_root)
 from .census_walks import CHILDREN, find_kernfs_roots, find_proc_net
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCOMPLETE = 0, 1, 2, 3
@@ -50,6 +52,24 @@ class Census:
     seconds: float = 0.0
     stopped: str | None = None      # why it stopped early
     not_read: int = 0               # trees found but not read
+    checker: str = "python"         # c: the C core was there
+    core: str = ""                  # its library, or why there is none
+
+    def checked(self) -> dict:
+        """Trees by the checker that gave their verdict: ``c``, ``python``
+        (trees the C core does not read, or every tree without it) and
+        ``confirmed`` (a violation the C core found, read and checked
+        again by the Python checker); empty roots are in none."""
+        out = {"c": 0, "python": 0, "confirmed": 0}
+        for _, o in self.results:
+            if o.checker:
+                out["confirmed" if o.checker == "c+python" else
+                    o.checker] += 1
+        return out
+
+    def disagreements(self) -> list:
+        """Where the C core's violations were not the Python checker's."""
+        return [o.note for _, o in self.results if o.note]
 
     def violations(self) -> list:
         return [(i, o) for i, o in self.results if o.state == "violation"]
@@ -147,20 +167,6 @@ def round_robin(insts: list) -> list:
     return out
 
 
-def empty_root(mem, inst):
-    """The Outcome of a root whose tree is empty (NULL root, and NULL
-    leftmost if cached), from one read of it; None if it is not."""
-    if inst.spec is not None:
-        return None
-    try:
-        raw = mem.read(inst.root, 16 if inst.cached else 8)
-    except Fault:
-        return None             # read_census_tree says it is unreadable
-    if any(raw):
-        return None
-    return Outcome("ok", 0, 0, [], reads=1)
-
-
 def slab_gone(prog, inst, out: Outcome) -> Outcome:
     """A tree in a slab object (the slab route: anon_vmas, inodes) that
     reads broken or unreadable counts only if its object is still
@@ -199,6 +205,10 @@ class _Progress:
             sys.stderr.flush()
 
 
+CHUNK = 64
+"""Trees taken from the queue at once (read_trees: the C core reads the
+trees of a kind in one call), between two looks at the time limit."""
+
 FIRST_READS = 4
 """Reads of a tree in the census's first pass: two that agree and, for a
 violation, two more that agree on it again (read_tree's rule); a tree
@@ -229,25 +239,28 @@ def run_census(prog, mem, args, finder: Finder | None = None,
     # one hot tree must not eat the time limit of the rest.
     first = min(attempts, FIRST_READS)
     later: list = []
-    while pos < len(queue) or later:
-        if limit and time.monotonic() - t0 > limit:
-            stopped = f"time limit {limit:g}s"
-            break
-        if pos < len(queue):
-            inst = queue[pos]
-            pos += 1
-            out = empty_root(mem, inst)
-            spec = None
-            if out is None:
-                spec = specs.spec(inst)
-                out = read_census_tree(mem, spec, first)
-                if out.state == "changing" and attempts > first:
-                    later.append((inst, spec))
-                    continue
-        else:
+    dump = bool(getattr(args, "out", None))
+    done: list = []
+    while pos < len(queue) or later or done:
+        if not done:
+            if limit and time.monotonic() - t0 > limit:
+                stopped = f"time limit {limit:g}s"
+                break
+            if pos < len(queue):
+                chunk = queue[pos:pos + CHUNK]
+                pos += len(chunk)
+                done = read_trees(mem, specs, chunk, first, dump, CHILDREN)
+                continue
             inst, spec = later.pop(0)
-            out = read_census_tree(mem, spec, attempts - first)
+            out = read_census_tree(mem, spec, attempts - first,
+                                   addrs=inst.kind in CHILDREN, dump=dump)
             out.reads += first
+        else:
+            inst, spec, out = done.pop(0)
+            if out.state == "changing" and attempts > first and \
+                    spec is not None:
+                later.append((inst, spec))
+                continue
         out = slab_gone(prog, inst, out)
         results.append((inst, out))
         st = stats.setdefault(inst.kind, KindStats(inst.kind))
@@ -262,9 +275,12 @@ def run_census(prog, mem, args, finder: Finder | None = None,
             st.order = "order"
         child = CHILDREN.get(inst.kind)
         # Entries are known only where the kind's order is (a tree read
-        # for structure alone has rb_nodes, not entries).
+        # for structure alone has rb_nodes, not entries); a tree of a
+        # batch has no spec of its own, its kind's layout is the same.
+        if child is not None and out.snap is not None:
+            spec = spec or specs.template(inst)[0]
         if child is not None and out.snap is not None and \
-                spec is not None and spec.layout is not STRUCTURE:
+                spec.layout is not STRUCTURE:
             before = len(f.found)
             child(f, inst, out.snap, spec)
             queue += [i for i in list(f.found.values())[before:]
@@ -275,9 +291,20 @@ def run_census(prog, mem, args, finder: Finder | None = None,
                       f"{time.monotonic() - t0:.1f}s")
     show.done()
     missing = _missing(prog, stats, specs, f, wanted)
-    return Census(stats, results, missing, f.notes + [
+    from .ccore import library
+    lib, core = library()
+    c = Census(stats, results, missing, f.notes + [
         f"{k}: structure only: {why}" for k, why in specs.unfit.items()],
-        time.monotonic() - start, stopped, len(queue) - pos + len(later))
+        time.monotonic() - start, stopped,
+        len(queue) - pos + len(later) + len(done),
+        "c" if lib is not None else "python", core)
+    n = c.checked()
+    c.notes.append(f"checker: {c.checker} ({core}): {n['c']} trees by the "
+                   f"C core, {n['python']} by the Python checker, "
+                   f"{n['confirmed']} violations found by the C core and "
+                   "checked again by the Python checker")
+    c.notes += [f"checkers disagree: {d}" for d in c.disagreements()]
+    return c
 
 
 def _missing(prog, stats: dict, specs: Specs, f: Finder,

@@ -9,6 +9,19 @@ from .census_out import document, write_out
 from .debuginfo import DrgnMemory, open_program
 
 
+_SAID: set = set()
+
+
+def say_checker(c) -> None:
+    """Say on stderr, once a process, that the census checked in Python
+    (no C core: why)."""
+    if c.checker != "python" or c.core in _SAID:
+        return
+    _SAID.add(c.core)
+    print(f"rbti census: checking in Python: the C core is not available "
+          f"({c.core})", file=sys.stderr)
+
+
 def print_census(c, args) -> None:
     from .census import table
     if getattr(args, "json", False):
@@ -35,6 +48,7 @@ def run(args, prog=None) -> int:
     except KernelError as e:
         print(f"rbti census: {e}", file=sys.stderr)
         return EXIT_USAGE
+    say_checker(c)
     if getattr(args, "out", None):
         try:
             write_out(c, args.out)

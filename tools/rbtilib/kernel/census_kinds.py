@@ -21,13 +21,14 @@ only, and the census says why.
 
 Keys may be tuples (a name, a file and a descriptor): the census compares
 them as tuples and writes their dense rank into the dump, which keeps the
-order and the ties of the real keys.
+order and the ties of the real keys.  Keys and augments are expressions
+(:mod:`.expr`), which the Python walk calls and the C core compiles
+(:mod:`.ccore`), so each is written once for both.
 """
 
-from typing import Callable
-
 from ..record import record
-from .walk import Field, s64
+from .expr import (Base, Bytes, Const, Expr, Get, IfNeg, Load, S64,
+                   Tuple)
 
 
 class Unfit(Exception):
@@ -37,18 +38,19 @@ class Unfit(Exception):
 @record
 class Order:
     """How a kind's trees are ordered: what :class:`~.walk.TreeSpec` takes
-    beyond the root.  *context*: ``(mem, container address) -> ctx``,
-    read once per snapshot (a runqueue's clock base, the memory)."""
+    beyond the root.  *base*: the offset in the container of the u64
+    that keys are relative to (a runqueue's min_vruntime), read once per
+    snapshot as ``ctx.base`` (:class:`~.expr.Base`)."""
 
     entry: str                      # the entry type
     node: str                       # its rb_node member (a path)
-    key: Callable                   # (entry, ctx) -> int or tuple
+    key: Expr                       # (entry, ctx) -> int or tuple
     dup: bool = True
     aug_name: str | None = None
-    aug: Callable | None = None     # (entry, ctx) -> stored value
+    aug: Expr | None = None         # (entry, ctx) -> stored value
     aug_rule: str | None = None     # 'max' | 'min'
-    aug_value: Callable | None = None
-    context: Callable | None = None
+    aug_value: Expr | None = None
+    base: int | None = None
     note: str = ""
     hex: frozenset = frozenset()
 
@@ -76,9 +78,9 @@ def _need(prog, type_name: str, *members: str) -> None:
             raise Unfit(f"{type_name} has no member {member}")
 
 
-def _get(path: str) -> Callable:
+def _get(path: str) -> Get:
     """The entry's field at *path*: the walk reads it at its offset."""
-    return Field(path)
+    return Get(path)
 
 
 def _offset(prog, type_name: str, member: str) -> int:
@@ -98,19 +100,15 @@ def cfs(prog) -> Order:
     base = next((m for m in ("min_vruntime", "zero_vruntime")
                  if _has(prog, "struct cfs_rq", m)), None)
     base_off = _offset(prog, "struct cfs_rq", base) if base else None
-
-    def context(mem, container):
-        return Ctx(mem, mem.int(container + base_off, 8, False)
-                   if base_off is not None else 0)
     order = "deadline" if eevdf else "vruntime"
     aug = {}
     if eevdf:
         aug = dict(aug_name="min_vruntime", aug_rule="min",
-                   aug=lambda e, c: s64(e.min_vruntime - c.base),
-                   aug_value=lambda e, c: s64(e.vruntime - c.base))
+                   aug=S64(_get("min_vruntime") - Base()),
+                   aug_value=S64(_get("vruntime") - Base()))
     return Order("struct sched_entity", "run_node",
-                 lambda e, c: s64(getattr(e, order) - c.base),
-                 context=context, note=f"key: {order} - {base or '0'}",
+                 S64(_get(order) - Base()),
+                 base=base_off, note=f"key: {order} - {base or '0'}",
                  **aug)
 
 
@@ -118,14 +116,14 @@ def dl_root(prog) -> Order:
     """dl_rq.root: by absolute deadline (dl_time_before(): signed)."""
     _need(prog, "struct sched_dl_entity", "rb_node", "deadline")
     return Order("struct sched_dl_entity", "rb_node",
-                 lambda e, c: s64(e.deadline), note="key: deadline")
+                 S64(_get("deadline")), note="key: deadline")
 
 
 def dl_pushable(prog) -> Order:
     """dl_rq.pushable_dl_tasks_root: tasks by their dl.deadline."""
     _need(prog, "struct task_struct", "pushable_dl_tasks", "dl")
     return Order("struct task_struct", "pushable_dl_tasks",
-                 lambda e, c: s64(e.dl.deadline), note="key: dl.deadline")
+                 S64(_get("dl.deadline")), note="key: dl.deadline")
 
 
 # --- rt_mutex waiters ----------------------------------------------------
@@ -143,11 +141,7 @@ def _waiter(prog, which: str) -> Order:
         node, prio, dl = f"{which}_entry", "prio", "deadline"
     else:
         raise Unfit(f"{w} has neither {which} nor {which}_entry")
-    gp, gd = _get(prio), _get(dl)
-
-    def key(e, c):
-        p = gp(e, c)
-        return (p, s64(gd(e, c)) if p < 0 else 0)
+    key = Tuple(_get(prio), IfNeg(_get(prio), S64(_get(dl)), Const(0)))
     return Order(w, node, key, note="key: prio, then deadline if prio < 0")
 
 
@@ -183,7 +177,7 @@ def vmap_free(prog) -> Order:
           "subtree_max_size")
     return Order("struct vmap_area", "rb_node", _get("va_start"), dup=False,
                  aug_name="subtree_max_size", aug=_get("subtree_max_size"),
-                 aug_rule="max", aug_value=lambda e, c: e.va_end - e.va_start,
+                 aug_rule="max", aug_value=_get("va_end") - _get("va_start"),
                  note="key: va_start; aug: max of va_end - va_start",
                  hex=frozenset({"key", "aug"}))
 
@@ -196,15 +190,11 @@ def kernfs(prog) -> Order:
                  note="key: name hash (ties broken by namespace, name)")
 
 
-def _string(mem, addr: int, size: int) -> bytes:
-    return mem.read(addr, size) if size else b""
-
-
 def proc_subdir(prog) -> Order:
     """proc_dir_entry.subdir: proc_match(): by name length, then bytes."""
     _need(prog, "struct proc_dir_entry", "subdir_node", "name", "namelen")
     return Order("struct proc_dir_entry", "subdir_node",
-                 lambda e, c: (e.namelen, _string(c.mem, e.name, e.namelen)),
+                 Tuple(_get("namelen"), Bytes(_get("name"), _get("namelen"))),
                  dup=False, note="key: name length, then name")
 
 
@@ -220,7 +210,7 @@ def epoll(prog) -> Order:
     """eventpoll.rbr: ep_cmp_ffd(): by file pointer, then descriptor."""
     _need(prog, "struct epitem", "rbn", "ffd")
     return Order("struct epitem", "rbn",
-                 lambda e, c: (e.ffd.file, e.ffd.fd), dup=False,
+                 Tuple(_get("ffd.file"), _get("ffd.fd")), dup=False,
                  note="key: file, fd")
 
 
@@ -239,8 +229,8 @@ def i_mmap(prog) -> Order:
     _need(prog, "struct vm_area_struct", "shared")
     _vma_fields(prog)
 
-    def last(e, c):
-        return e.vm_pgoff + ((e.vm_end - e.vm_start) >> PAGE_SHIFT) - 1
+    last = _get("vm_pgoff") + \
+        ((_get("vm_end") - _get("vm_start")) >> PAGE_SHIFT) - 1
     return Order("struct vm_area_struct", "shared.rb", _get("vm_pgoff"),
                  aug_name="rb_subtree_last",
                  aug=_get("shared.rb_subtree_last"), aug_rule="max",
@@ -252,18 +242,26 @@ def anon_vma(prog) -> Order:
     """anon_vma.rb_root: anon_vma_chains, an interval tree on their vma's
     pages (avc_start_pgoff(), avc_last_pgoff()), with rb_subtree_last."""
     _need(prog, "struct anon_vma_chain", "rb", "vma", "rb_subtree_last")
-    pgoff, start, end = _vma_fields(prog)
-
-    def vma(e, c) -> tuple:
-        base = e.vma
-        words = [c.mem.int(base + off, 8, False)
-                 for off in (pgoff, start, end)]
-        return words[0], words[0] + ((words[2] - words[1]) >> PAGE_SHIFT) - 1
-    return Order("struct anon_vma_chain", "rb", lambda e, c: vma(e, c)[0],
+    pgoff, start, end = (Load(_get("vma"), off)
+                         for off in _vma_fields(prog))
+    return Order("struct anon_vma_chain", "rb", pgoff,
                  aug_name="rb_subtree_last", aug=_get("rb_subtree_last"),
-                 aug_rule="max", aug_value=lambda e, c: vma(e, c)[1],
-                 context=lambda mem, container: Ctx(mem),
+                 aug_rule="max",
+                 aug_value=pgoff + ((end - start) >> PAGE_SHIFT) - 1,
                  note="interval tree: the vma's pages; aug: max last")
+
+
+# --- kmemleak --------------------------------------------------------------
+
+def kmemleak(prog) -> Order:
+    """kmemleak's object trees (object_tree_root, and object_phys_ and
+    object_percpu_tree_root): __link_object() puts an object left of one
+    it ends before and right of one it starts after, so the objects are
+    in order of their start, ``pointer``; one of size 0 may start where
+    another does, so equal keys are legal."""
+    _need(prog, "struct kmemleak_object", "rb_node", "pointer")
+    return Order("struct kmemleak_object", "rb_node", _get("pointer"),
+                 note="key: pointer", hex=frozenset({"key"}))
 
 
 KINDS = {
@@ -283,6 +281,9 @@ KINDS = {
     "eventpoll.rbr": epoll,
     "address_space.i_mmap": i_mmap,
     "anon_vma.rb_root": anon_vma,
+    "object_tree_root": kmemleak,
+    "object_phys_tree_root": kmemleak,
+    "object_percpu_tree_root": kmemleak,
 }
 """Kind -> builder ``(prog) -> Order`` (raises :class:`Unfit`)."""
 
@@ -295,6 +296,9 @@ EXPECTED = {
     "bdi_tree": "CONFIG_BLOCK",
     "proc_dir_entry.subdir": "CONFIG_PROC_FS",
     "kernfs_elem_dir.children": "CONFIG_SYSFS",
+    "object_tree_root": "CONFIG_DEBUG_KMEMLEAK",
+    "object_phys_tree_root": "CONFIG_DEBUG_KMEMLEAK",
+    "object_percpu_tree_root": "CONFIG_DEBUG_KMEMLEAK",
 }
 """The config option a kind needs, for the census's "why none"."""
 

@@ -39,7 +39,8 @@ def document(c) -> str:
         "nodes": sum(s.nodes for s in c.kinds.values()),
         "changing": c.count("changing"),
         "unreadable": c.count("unreadable"),
-        "stopped": c.stopped, "not_read": c.not_read, "kinds": kinds,
+        "stopped": c.stopped, "not_read": c.not_read,
+        "checker": c.checker, "checker_trees": c.checked(), "kinds": kinds,
         "violations": bad,
         "missing": [{"kind": k, "why": w}
                     for k, w in sorted(c.missing.items())],

@@ -17,7 +17,9 @@ from .. import checker
 from ..dump import format_dump
 from ..record import record, replace
 from . import Changed, Fault, KernelError
+from . import ccore
 from .census_kinds import KINDS, Ctx, Unfit
+from .expr import Const
 from .stable import extra_violations, number, to_tree
 from .walk import DictType, Layout, TreeSpec, read_checked
 
@@ -36,6 +38,8 @@ class Outcome:
     ids: dict | None = None
     tree: object = None
     reads: int = 0
+    checker: str = "python"     # c, python, or c+python (a C violation)
+    note: str | None = None     # the two checkers disagreed: how
 
     def text(self) -> str | None:
         """The tree's dump (None if it was not read, or is empty)."""
@@ -45,6 +49,10 @@ class Outcome:
 STRUCTURE = Layout(DictType({}), 0)
 """A tree of unknown entries: its rb_nodes alone."""
 
+NO_KEY = Const(0)
+"""The key of a tree read for structure alone: every key equal (and the
+tree ``dup``), so no order is checked."""
+
 
 class Specs:
     """TreeSpecs of found roots, each kind's order resolved once."""
@@ -53,6 +61,32 @@ class Specs:
         self.prog, self.mem = prog, mem
         self.orders: dict = {}      # kind -> (Order, layout) or None
         self.unfit: dict = {}       # kind -> why only structure
+        self.templates: dict = {}   # (kind, cached) -> (spec, plan, base)
+
+    def template(self, inst):
+        """(a spec of *inst*'s kind, its C plan or None, the offset of its
+        base in the container or None): one a kind (the spec is the
+        first tree's; its layout is every tree's)."""
+        key = (inst.kind, inst.cached)
+        got = self.templates.get(key)
+        if got is None:
+            spec = self.spec(inst)
+            order = self.order(inst.kind)
+            got = self.templates[key] = (
+                spec, ccore.plan(spec) if inst.spec is None else None,
+                order[0].base if order is not None else None)
+        return got
+
+    def slots(self, inst) -> tuple | None:
+        """(the C plan, (root, leftmost, base) slots) of *inst*'s tree for
+        a batch (:func:`read_trees`), or None if it is not read so."""
+        if inst.spec is not None:
+            return None
+        _, plan, base = self.template(inst)
+        if plan is None:
+            return None
+        return plan, (inst.root, inst.root + 8 if inst.cached else 0,
+                      inst.container + base if base is not None else 0)
 
     def order(self, kind: str):
         if kind in self.orders:
@@ -77,21 +111,23 @@ class Specs:
         left = inst.root + 8 if inst.cached else None
         got = self.order(inst.kind)
         if got is None:
-            return TreeSpec(inst.name, STRUCTURE, inst.root,
-                            lambda e, c: 0, flags=frozenset(flags | {"dup"}),
+            return TreeSpec(inst.name, STRUCTURE, inst.root, NO_KEY,
+                            flags=frozenset(flags | {"dup"}),
                             leftmost_slot=left, note="structure only")
         order, layout = got
-        container = inst.container
+        base = inst.container + order.base if order.base is not None \
+            else None
         # (mem: the pass's reader, so that a key's reads beyond its entry
         # are the pass's too.)
-        context = ((lambda mem: order.context(mem, container))
-                   if order.context else Ctx)
+        context = ((lambda mem: Ctx(mem, mem.int(base, 8, False)))
+                   if base is not None else Ctx)
         flags.add("dup" if order.dup else "unique")
         return TreeSpec(inst.name, layout, inst.root, order.key,
                         flags=frozenset(flags), leftmost_slot=left,
                         aug_name=order.aug_name, aug=order.aug,
                         aug_rule=order.aug_rule, aug_value=order.aug_value,
-                        context=context, note=order.note, hex=order.hex)
+                        context=context, base_slot=base, note=order.note,
+                        hex=order.hex)
 
 
 def _ranked(snap):
@@ -154,10 +190,132 @@ def read_tree(mem, spec: TreeSpec, attempts: int = 8,
     raise Changed(f"{spec.name}: changed while reading ({reads} reads)")
 
 
-def read_census_tree(mem, spec: TreeSpec, attempts: int = 8,
+def read_python_tree(mem, spec: TreeSpec, attempts: int = 8,
                      max_nodes: int = 1 << 20) -> Outcome:
     """:func:`read_tree`, with a changing tree as an Outcome."""
     try:
         return read_tree(mem, spec, attempts, max_nodes)
     except Changed as e:
         return Outcome("changing", error=str(e), reads=attempts)
+
+
+class Nodes:
+    """What the census's directory walks take of a tree the C core read:
+    its nodes' addresses (``nodes``), in the order read."""
+
+    __slots__ = ("nodes",)
+
+    def __init__(self, nodes: list) -> None:
+        self.nodes = nodes
+
+
+def read_census_tree(mem, spec: TreeSpec, attempts: int = 8,
+                     max_nodes: int = 1 << 20, addrs: bool = False,
+                     dump: bool = False) -> Outcome:
+    """A tree's Outcome: from the C core where it reads this tree
+    (:mod:`.ccore`), else from :func:`read_tree`.  A violation the C core
+    finds is read and checked again by the Python checker, whose Outcome
+    is the tree's (``checker`` ``c+python``; ``note`` if the two do not
+    find the same violations).  *addrs*: the Outcome's ``snap.nodes``
+    are wanted (the directory walks); *dump*: its ``tree``."""
+    r = ccore.reader(mem)
+    p = ccore.plan(spec) if r is not None else None
+    got = ccore.read(r, spec, p, attempts, max_nodes, addrs, dump) \
+        if p is not None else None
+    if got is None:
+        return read_python_tree(mem, spec, attempts, max_nodes)
+    if got.state != "violation":
+        snap, ids, tree = got.snap, None, None
+        if snap is not None:
+            snap = _ranked(snap)
+            ids = number(snap)
+            tree = to_tree(snap, ids)
+        elif got.addrs is not None:
+            snap = Nodes(got.addrs)
+        return Outcome(got.state, got.nodes, got.height,
+                       [] if got.state == "ok" else None,
+                       got.error, snap, ids, tree, got.reads, "c")
+    out = read_python_tree(mem, spec, attempts, max_nodes)
+    out.reads += got.reads
+    out.checker = "c+python"
+    theirs = [(v.cls, v.node) for v in out.violations or []]
+    if out.state != "violation" or theirs[:len(got.found)] != got.found \
+            or len(theirs) != got.total:
+        out.note = (f"{spec.name}: the C core found {got.total} "
+                    f"violations (first {_first(got.found)}), the Python "
+                    f"checker's read {out.state}"
+                    + (f", {len(theirs)} (first {_first(theirs)})"
+                       if theirs else ""))
+    return out
+
+
+def empty_root(mem, inst):
+    """The Outcome of a root whose tree is empty (NULL root, and NULL
+    leftmost if cached), from one read of it; None if it is not."""
+    if inst.spec is not None:
+        return None
+    try:
+        raw = mem.read(inst.root, 16 if inst.cached else 8)
+    except Fault:
+        return None             # read_census_tree says it is unreadable
+    if any(raw):
+        return None
+    return Outcome("ok", 0, 0, [], reads=1, checker="")
+
+
+def read_trees(mem, specs: Specs, insts: list, attempts: int = 8,
+               dump: bool = False, addrs=frozenset()) -> list:
+    """``(inst, spec or None, Outcome)`` of each of *insts*, in order, as
+    the census reads them: an empty root in one read; the trees of a kind
+    the C core reads, in batches of one call (:meth:`.ccore.Reader.batch`:
+    one pass each, whose verdict is the tree's if it is ok and memory
+    still held what it read, or it is empty); any other tree, and any
+    other verdict of a batch, on its own (:func:`read_census_tree`).
+    *addrs*: kinds whose trees' node addresses are wanted; *dump*: each
+    tree's dump (then every tree is read on its own)."""
+    out: list = [None] * len(insts)
+    r = ccore.reader(mem) if not dump else None
+    groups: dict = {}
+    for k, inst in enumerate(insts):
+        got = specs.slots(inst) if r is not None else None
+        if got is None:
+            out[k] = _one(mem, specs, inst, attempts, dump, addrs)
+        else:
+            groups.setdefault(id(got[0]), (got[0], []))[1].append(
+                (k, got[1]))
+    for plan, trees in groups.values():
+        for at in range(0, len(trees), ccore.BATCH):
+            part = trees[at:at + ccore.BATCH]
+            want = insts[part[0][0]].kind in addrs
+            got = r.batch(plan, [slots for _, slots in part], want)
+            for (k, _), (state, agreed, nodes, height, where) in \
+                    zip(part, got):
+                if state == ccore.EMPTY:
+                    out[k] = (insts[k], None, Outcome(
+                        "ok", 0, 0, [], reads=1, checker="",
+                        snap=Nodes([]) if want else None))
+                elif state == ccore.OK and agreed and (where is not None
+                                                      or not want):
+                    out[k] = (insts[k], None, Outcome(
+                        "ok", nodes, height, [], None,
+                        Nodes(where) if want else None, reads=2,
+                        checker="c"))
+                else:
+                    out[k] = _one(mem, specs, insts[k], attempts, dump,
+                                  addrs, empty=False)
+    return out
+
+
+def _one(mem, specs, inst, attempts, dump, addrs, empty=True) -> tuple:
+    """(inst, spec, Outcome) of one tree read on its own."""
+    if empty:
+        got = empty_root(mem, inst)
+        if got is not None:
+            return inst, None, got
+    spec = specs.spec(inst)
+    return inst, spec, read_census_tree(mem, spec, attempts,
+                                        addrs=inst.kind in addrs, dump=dump)
+
+
+def _first(found: list) -> str:
+    return " ".join(str(x) for x in found[0]) if found else "none"

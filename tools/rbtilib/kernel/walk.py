@@ -300,6 +300,7 @@ class TreeSpec:
     copy1_slot: int | None = None
     copy1_off: int = 0
     context: Callable | None = None         # (mem) -> ctx, read per pass
+    base_slot: int | None = None            # the u64 context reads (C core)
     # The list of every node allocated for the tree, if it keeps one
     # (kmod/inspector.h: rbti_tree.all, rbti_node.list, rbti_tree.nodes):
     list_head: int | None = None            # &the struct list_head head
