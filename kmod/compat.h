@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What differs between the kernels the module supports (6.1 and 6.12), in
- * one place: everything else builds unchanged on both, and no other file
- * tests a version.
+ * What differs between the kernels the module supports (6.1, 6.12 and
+ * 7.3), in one place: everything else builds unchanged on all of them, and
+ * no other file tests a version.
  */
 #ifndef _RBTI_COMPAT_H
 #define _RBTI_COMPAT_H
@@ -24,8 +24,7 @@
  * The namespace of the module's exports (kmod/Kbuild gives this header
  * first to rbtree_overstreet.c, whose source stays the series' text): an
  * identifier that <linux/export.h> turns into a string up to 6.4, a string
- * literal from 6.5 on. Importers name it in MODULE_IMPORT_NS(), which
- * takes the identifier on both.
+ * literal from 6.5 on.
  */
 #ifdef RBTI_EXPORT_NS
 #if KERNEL_VERSION(6, 5, 0) <= LINUX_VERSION_CODE
@@ -33,6 +32,16 @@
 #else
 #define DEFAULT_SYMBOL_NAMESPACE RBTREE_INSPECTOR
 #endif
+#endif
+
+/*
+ * Importers write MODULE_IMPORT_NS(RBTREE_INSPECTOR) (kmod/Kbuild gives
+ * this header first to rbtree_kunit_lib.c, whose source stays the series'
+ * text), which takes the identifier up to 6.12 and a string literal from
+ * 6.13 on: there, the identifier stands for that literal.
+ */
+#if KERNEL_VERSION(6, 13, 0) <= LINUX_VERSION_CODE
+#define RBTREE_INSPECTOR "RBTREE_INSPECTOR"
 #endif
 
 /*
@@ -67,6 +76,20 @@ rb_add_augmented_cached(struct rb_node *node, struct rb_root_cached *tree,
 
 	return leftmost ? node : NULL;
 }
+#endif
+
+/*
+ * The interval tree's subtree search (6.15, "lib/interval_tree: skip the
+ * check before go to the right subtree") descends right without testing
+ * for a right child: it takes a subtree's augmented max (the greatest
+ * LAST) as proof that one holds a match. A wrong max or LAST sends it
+ * into a NULL child, so there the interval tree's queries follow the
+ * augmented values as they follow links.
+ */
+#if KERNEL_VERSION(6, 15, 0) <= LINUX_VERSION_CODE
+#define RBTI_INTERVAL_TRUSTS_MAX 1
+#else
+#define RBTI_INTERVAL_TRUSTS_MAX 0
 #endif
 
 /*

@@ -77,11 +77,14 @@ struct rbti_node {
  * Links: what a `corrupt` command breaks (inspector_corrupt.c), and what a
  * tree's queries follow besides child links (rbti_tree_ops.follows). A
  * query runs after a corruption only if it follows none of the links that
- * corruption broke; child links it always follows.
+ * corruption broke; child links it always follows. A search that takes an
+ * augmented value for proof that a child exists follows augmented values
+ * (and the VALUEs they summarise) as it follows links.
  */
 #define RBTI_LINK_CHILD		BIT(0)	/* child links: the tree's shape */
 #define RBTI_LINK_PARENT	BIT(1)	/* parent pointers */
 #define RBTI_LINK_CACHE		BIT(2)	/* leftmost and rightmost caches */
+#define RBTI_LINK_AUG		BIT(3)	/* augmented values, VALUEs under them */
 
 /**
  * rbti_lockless() - whether a tree's `find` runs without the tree's lock

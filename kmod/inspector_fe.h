@@ -14,6 +14,7 @@
 #include <linux/mutex.h>
 #include <linux/sizes.h>
 
+#include "compat.h"
 #include "inspector.h"
 
 #define RBTI_MAX_WRITE		SZ_256K
@@ -46,9 +47,16 @@ struct rbti_op {
  */
 static inline bool rbti_queries_safe(const struct rbti_tree *t)
 {
+	unsigned int follows = RBTI_LINK_CHILD | t->ops->follows;
+
+	/*
+	 * INTERVAL_TREE_DEFINE()'s iter_first() descends by the augmented
+	 * max where the kernel's subtree search trusts it (compat.h).
+	 */
+	if (RBTI_INTERVAL_TRUSTS_MAX && (t->ops->flags & RBTI_INTERVAL))
+		follows |= RBTI_LINK_AUG;
 	/* Pairs with the release in `corrupt` and `clear`. */
-	return !(smp_load_acquire(&t->broken) &
-		 (RBTI_LINK_CHILD | t->ops->follows));
+	return !(smp_load_acquire(&t->broken) & follows);
 }
 
 /* inspector_parse.c */

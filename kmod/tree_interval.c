@@ -11,7 +11,10 @@
  * climbs parent pointers with no bound of its own, so the tree's queries
  * follow them (rbti_tree_ops.follows): after a `corrupt parent` they are
  * refused. Every loop over iter_next is also bounded by the number of
- * nodes.
+ * nodes. Where iter_first's subtree search trusts the augmented max to
+ * promise a right child (compat.h), a `corrupt aug` or `value` could send
+ * it into a NULL one: rbti_queries_safe() refuses the queries of an
+ * interval tree after those too.
  */
 #include <linux/interval_tree_generic.h>
 

@@ -12,10 +12,13 @@ QEMU_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 REPO_DIR=$(cd "$QEMU_DIR/.." && pwd -P)
 
 # The kernel everything builds against and boots: 6.1 (the default: Debian
-# 12's own kernel, the one its linux-image-amd64 installs) or 6.12 (the LTS
-# from Debian 12's security suite). `make ... KERNEL=6.12` sets it.
+# 12's own kernel, the one its linux-image-amd64 installs), 6.12 (the LTS
+# from Debian 12's security suite) or 7.3 (from Debian 13's backports,
+# fetched download-only: kernel_src_suite). `make ... KERNEL=6.12` sets it.
+# The first two are make test's kernels (qemu/suite-lib.sh's guest@other
+# takes the first of this list that is not RBTI_KERNEL).
 RBTI_KERNEL=${RBTI_KERNEL:-6.1}
-RBTI_KERNELS="6.1 6.12"
+RBTI_KERNELS="6.1 6.12 7.3"
 case " $RBTI_KERNELS " in
 *" $RBTI_KERNEL "*) ;;
 *) printf '%s: error: RBTI_KERNEL=%s: the supported kernels are %s\n' \
@@ -29,8 +32,8 @@ RBTI_SERIES_KERNEL=6.12
 # linux-source-$RBTI_KERNEL and its tarball (kernel_pkg, kernel_tarball).
 RBTI_CACHE=${RBTI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rbtree-inspector}
 RBTI_OUT=${RBTI_OUT:-$REPO_DIR/out}
-# Kernel builds kept in the cache (~0.8 GB each: fast and debug of both
-# kernels, and coverage); older ones are pruned.
+# Kernel builds kept in the cache (~1 GB each); older ones are pruned, but
+# never the newest of each kernel and flavour (prune_builds).
 RBTI_KEEP_BUILDS=${RBTI_KEEP_BUILDS:-6}
 JOBS=${JOBS:-$(nproc)}
 
@@ -46,15 +49,48 @@ check_path() {
 	esac
 }
 
-# The kernel source package of $RBTI_KERNEL, and the tarball it installs.
+# The Debian suite the source package of $RBTI_KERNEL is fetched from,
+# download-only, when the host's own suites (Debian 12's) do not carry it;
+# empty for the kernels qemu/install-deps installs. Such a suite is never
+# added to the host's sources: qemu/fetch-source gives apt-get a sources
+# list and package lists of its own under the cache.
+kernel_src_suite() {
+	case $RBTI_KERNEL in
+	7.3) echo trixie-backports ;;
+	esac
+}
+# Where qemu/fetch-source keeps the package it downloaded.
+kernel_src_fetch_dir() { echo "$RBTI_CACHE/source-$RBTI_KERNEL"; }
+
+# The kernel source package of $RBTI_KERNEL, and the tarball it installs
+# (for a fetched package: the .deb, which holds the tarball).
 # Functions, not variables: a caller may set RBTI_KERNEL for one command.
 kernel_pkg() { echo "${KERNEL_PKG:-linux-source-$RBTI_KERNEL}"; }
-kernel_tarball() { echo "${KERNEL_TARBALL:-/usr/src/linux-source-$RBTI_KERNEL.tar.xz}"; }
+kernel_tarball() {
+	local deb
+	if [ -n "${KERNEL_TARBALL:-}" ] || [ -z "$(kernel_src_suite)" ]; then
+		echo "${KERNEL_TARBALL:-/usr/src/linux-source-$RBTI_KERNEL.tar.xz}"
+		return
+	fi
+	for deb in "$(kernel_src_fetch_dir)/$(kernel_pkg)"_*.deb; do
+		echo "$deb"
+		return
+	done
+}
 
-# Version of the installed kernel source package, e.g. 6.1.192-3.
+# Version of the kernel source package, e.g. 6.1.192-3: the installed one,
+# or the one qemu/fetch-source downloaded (fetching it the first time).
 kernel_src_version() {
-	local v pkg
+	local v pkg dir
 	pkg=$(kernel_pkg)
+	if [ -n "$(kernel_src_suite)" ]; then
+		dir=$(kernel_src_fetch_dir)
+		[ -f "$dir/.rbti-done" ] || "$QEMU_DIR/fetch-source" >/dev/null ||
+			die "cannot fetch $pkg from $(kernel_src_suite)"
+		v=$(cat "$dir/version") && [ -n "$v" ] || die "$dir/version is empty"
+		echo "$v"
+		return
+	fi
 	v=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) && [ -n "$v" ] ||
 		die "$pkg is not installed (run qemu/install-deps)"
 	echo "$v"
@@ -72,12 +108,23 @@ toolchain_version() {
 	printf '%s\n%s\n' "$cc" "$ld"
 }
 
+# version_fragments FLAVOUR: the kernel version's own fragments, where it
+# needs any, merged after the flavour's: qemu/config/linux-VERSION.config
+# for every flavour, then linux-VERSION-FLAVOUR.config for that one. They
+# only undo what that version's tinyconfig does differently, or ask for
+# what the flavours ask for by the names and values that version uses.
+version_fragments() {
+	local f
+	for f in "$QEMU_DIR/config/linux-$RBTI_KERNEL.config" \
+		"$QEMU_DIR/config/linux-$RBTI_KERNEL-$1.config"; do
+		[ ! -f "$f" ] || echo "$f"
+	done
+}
+
 # Fragments merged onto tinyconfig for a flavour, in merge order: the
-# flavour's, then the kernel version's own (qemu/config/linux-VERSION.config,
-# where one is needed), which only undoes what that version's tinyconfig
-# does differently.
+# flavour's, then the kernel version's own (version_fragments).
 flavour_fragments() {
-	local frags version=$QEMU_DIR/config/linux-$RBTI_KERNEL.config
+	local frags version
 	case $1 in
 	fast) frags="$QEMU_DIR/config/base.config" ;;
 	debug) frags="$QEMU_DIR/config/base.config $QEMU_DIR/config/debug.config" ;;
@@ -87,8 +134,9 @@ flavour_fragments() {
 	kcsan) frags="$QEMU_DIR/config/base.config $QEMU_DIR/config/kcsan.config" ;;
 	*) die "unknown kernel flavour '$1' (fast, debug, coverage or kcsan)" ;;
 	esac
-	[ ! -f "$version" ] || frags="$frags $version"
-	echo "$frags"
+	version=$(version_fragments "$1")
+	# shellcheck disable=SC2086 # one path a word
+	echo $frags $version
 }
 
 # Extracted source tree (shared by all flavours of one source version).
@@ -152,11 +200,26 @@ build_lock() {
 	fi
 }
 
+# build_group DIR: the kernel and flavour of a build directory
+# build-VERSION-FLAVOUR-KEY, as "6.12 debug" for
+# build-6.12.118-1~deb12u1-debug-226ff5cd9e9a; nothing for another name.
+build_group() {
+	[[ ${1##*/} =~ ^build-([0-9]+[.][0-9]+)([.~+-][^/]*)?-([a-z0-9]+)-[0-9a-f]{12}$ ]] ||
+		return 0
+	echo "${BASH_REMATCH[1]} ${BASH_REMATCH[3]}"
+}
+
 # prune_builds KEEP_DIR: delete the least recently used kernel builds past
-# $RBTI_KEEP_BUILDS, never KEEP_DIR and never one whose lock is held (a run
-# of another clone is using it). Call with the build lock held.
+# $RBTI_KEEP_BUILDS, never KEEP_DIR, never the most recently used build of
+# a kernel and flavour (6.1 debug, 6.12 debug, 7.3 debug, 6.1 fast, ...:
+# a kernel's build is not pruned because others were built since), and
+# never one whose lock is held (a run of another clone is using it). What
+# goes is a build that a newer build of the same kernel and flavour has
+# replaced (a new source version, toolchain or fragment). Call with the
+# build lock held.
 prune_builds() {
-	local keep=$1 dir n=0
+	local keep=$1 dir n=0 group
+	local -A newest=()
 	[ "$RBTI_KEEP_BUILDS" -ge 1 ] 2>/dev/null ||
 		die "RBTI_KEEP_BUILDS must be a number >= 1, not '$RBTI_KEEP_BUILDS'"
 	# Newest first by the time of last use (build-kernel touches .rbti-done);
@@ -165,12 +228,17 @@ prune_builds() {
 	for dir in $(ls -1dt "$RBTI_CACHE"/build-*/.rbti-done 2>/dev/null); do
 		dir=${dir%/.rbti-done}
 		n=$((n + 1))
+		group=$(build_group "$dir")
+		if [ -n "$group" ] && [ -z "${newest[$group]:-}" ]; then
+			newest[$group]=$dir
+			continue
+		fi
 		[ "$dir" = "$keep" ] && continue
 		[ $n -gt "$RBTI_KEEP_BUILDS" ] || continue
 		# A build in use holds a shared lock on it.
 		exec 8>"$dir.use"
 		if flock -n -x 8; then
-			info "pruning the old kernel build $dir (RBTI_KEEP_BUILDS=$RBTI_KEEP_BUILDS)"
+			info "pruning the old kernel build $dir (RBTI_KEEP_BUILDS=$RBTI_KEEP_BUILDS${group:+; a newer $group build replaces it})"
 			rm -rf "$dir" "$dir.log" "$dir.use"
 		fi
 		exec 8>&-

@@ -28,6 +28,7 @@
 #include <linux/stdarg.h>
 #include <linux/timex.h>
 
+#include "../compat.h"
 #include "bench.h"
 
 /* A buffer the results are printed into; @len > @size once it overflowed. */

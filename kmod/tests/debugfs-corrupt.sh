@@ -229,8 +229,11 @@ test_shape() {
 # --- Queries after every corruption of every tree ---
 #
 # A query follows child links, and on some trees parent pointers too (the
-# interval tree's iter_next climbs them): after a corruption of links it
-# follows it is refused with EUCLEAN, and otherwise it runs and returns.
+# interval tree's iter_next climbs them), or augmented values (from 6.15 on,
+# the interval tree's subtree search takes a subtree's max for proof that
+# a right child exists: `corrupt aug` and `value` could send it into a NULL
+# one): after a corruption of links it follows it is refused with EUCLEAN,
+# and otherwise it runs and returns.
 # A query that loops spins in the kernel with the tree locked: the debug
 # kernel's soft-lockup detector panics the guest; elsewhere the poll below
 # gives up once the queries make no progress, and reports the hang.
@@ -329,9 +332,12 @@ test_corrupt_queries() {
 		"$(tail -n1 "$TMP/cq")" finished
 	# Per tree and corruption: refused (EUCLEAN) exactly when it broke a
 	# link the tree's queries follow (the child links; on interval, also
-	# parent pointers), else ok or ENOENT; near on a tree without one is
-	# EOPNOTSUPP whatever the tree's state.
-	awk '
+	# parent pointers, and from 6.15 on augmented values), else ok or
+	# ENOENT; near on a tree without one is EOPNOTSUPP whatever the tree's
+	# state. (since and KERNEL_RELEASE: debugfs-family.sh.)
+	_aug_links=0
+	! since "$KERNEL_RELEASE" 6.15 || _aug_links=1
+	awk -v aug_links="$_aug_links" '
 	NF == 4 && $4 == "applied" { applied[$1 " " $2] = 1; next }
 	NF == 4 || NF < 6 { next }
 	{
@@ -340,7 +346,9 @@ test_corrupt_queries() {
 		for (i = 7; i <= NF; i++)
 			msg = msg " " $i
 		broken = $2 == "detach" || $2 == "share" || $2 == "cycle" ||
-			 ($1 == "interval" && $2 == "parent")
+			 ($1 == "interval" && $2 == "parent") ||
+			 ($1 == "interval" && aug_links &&
+			  ($2 == "aug" || $2 == "value"))
 		if ($4 == "near" && msg ~ /not supported/)
 			good = 1
 		else if (broken)
