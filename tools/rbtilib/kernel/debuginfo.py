@@ -79,21 +79,29 @@ def _build_id_of_notes(data: bytes) -> str | None:
                  if ntype == 3 and name == b"GNU"), None)
 
 
+def _elf_sections(f) -> list[tuple[int, int, int, int]] | None:
+    """The section headers of the ELF64 file open as *f*: (name offset,
+    type, file offset, size) each, or None if it is no ELF64 file."""
+    head = f.read(64)
+    if head[:4] != b"\x7fELF" or head[4] != 2:
+        return None
+    shoff, = struct.unpack_from("<Q", head, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", head, 0x3a)
+    f.seek(shoff)
+    table = f.read(shentsize * shnum)
+    out = []
+    for i in range(shnum):
+        name, stype = struct.unpack_from("<II", table, i * shentsize)
+        off, size = struct.unpack_from("<QQ", table, i * shentsize + 0x18)
+        out.append((name, stype, off, size))
+    return out
+
+
 def build_id_of_elf(path: str) -> str | None:
     """The GNU build id of an ELF64 file (from its SHT_NOTE sections)."""
     try:
         with open(path, "rb") as f:
-            head = f.read(64)
-            if head[:4] != b"\x7fELF" or head[4] != 2:
-                return None
-            shoff, = struct.unpack_from("<Q", head, 0x28)
-            shentsize, shnum = struct.unpack_from("<HH", head, 0x3a)
-            f.seek(shoff)
-            table = f.read(shentsize * shnum)
-            for i in range(shnum):
-                sh = table[i * shentsize:(i + 1) * shentsize]
-                stype, = struct.unpack_from("<I", sh, 4)
-                off, size = struct.unpack_from("<QQ", sh, 0x18)
+            for _, stype, off, size in _elf_sections(f) or ():
                 if stype == 7 and size < 1 << 16:
                     f.seek(off)
                     found = _build_id_of_notes(f.read(size))
@@ -153,23 +161,18 @@ def elf_has_debug_info(path: str) -> bool:
     try:
         with open(path, "rb") as f:
             head = f.read(64)
-            if head[:4] != b"\x7fELF" or head[4] != 2:
+            f.seek(0)
+            sections = _elf_sections(f)
+            if not sections:
                 return False
-            shoff, = struct.unpack_from("<Q", head, 0x28)
-            shentsize, shnum, shstrndx = struct.unpack_from("<HHH", head, 0x3a)
-            f.seek(shoff)
-            table = f.read(shentsize * shnum)
-            names_at = shstrndx * shentsize
-            off, size = struct.unpack_from("<QQ", table, names_at + 0x18)
+            shstrndx, = struct.unpack_from("<H", head, 0x3e)
+            _, _, off, size = sections[shstrndx]
             f.seek(off)
             names = f.read(min(size, 1 << 20))
-            for i in range(shnum):
-                name_off, = struct.unpack_from("<I", table, i * shentsize)
-                if names[name_off:name_off + 12] == b".debug_info\0":
-                    return True
+            return any(names[name:name + 12] == b".debug_info\0"
+                       for name, _, _, _ in sections)
     except (OSError, struct.error, IndexError):
         return False
-    return False
 
 
 def no_vmlinux(error: Exception) -> KernelError:
