@@ -16,7 +16,7 @@ class Config:
 
     *seed* None picks a random seed
     (:func:`~rbtilib.opstream.resolve_seed`).  *key_mode* ``dense`` with
-    *phases* False is the plain uniform mix of old.
+    *phases* False is the plain uniform mix.
     """
 
     ops: int = 10000
