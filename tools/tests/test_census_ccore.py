@@ -488,3 +488,24 @@ def test_the_fuzzer_under_valgrind(tmp_path):
                           str(exe), "200", "3"],
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout + run.stderr[-2000:]
+
+
+def test_what_the_c_core_read_has_a_key_for_change_detection():
+    """census-tests tells a tree that changed between two censuses by the
+    key of what each read (``out.snap.key()``): a tree the C core read
+    has one too, equal for an unchanged tree, unequal once it changed."""
+    mem = pages.Pages()
+    trees = _two(mem)
+
+    def keys(c) -> dict:
+        return {inst.name: out.snap.key() for inst, out in c.results
+                if out.snap is not None}
+
+    first = _census(mem, trees)
+    assert any(out.checker == "c" for _, out in first.results)
+    again = keys(_census(mem, trees))
+    assert keys(first) == again and "good" in again
+    node = pages.addr_of(7)
+    pc, right, left = struct.unpack("<QQQ", mem.read(node, 24))
+    mem.write(node, struct.pack("<Q", pc ^ 1))      # recoloured
+    assert keys(_census(mem, trees))["good"] != again["good"]

@@ -309,8 +309,8 @@ class Reader:
     def batch(self, p: Plan, slots: list, addrs: bool) -> list:
         """One pass over each tree of *slots* ((root, leftmost, base)
         slots of trees of *p*'s kind), at most :data:`BATCH`, in one
-        call: (state, agreed, nodes, height, their addresses or None)
-        each."""
+        call: (state, agreed, nodes, height, their addresses or None,
+        the pass's hash) each."""
         trees = self.trees
         n = len(slots)
         for t, (root, left, base) in zip(trees, slots):
@@ -329,7 +329,7 @@ class Reader:
             where = t.addrs
             out.append((res.state, res.agreed, res.nodes, res.height,
                         self.addrs[where:where + res.nodes]
-                        if addrs and where != NOWHERE else None))
+                        if addrs and where != NOWHERE else None, res.hash))
         return out
 
     def violations(self) -> list:
@@ -425,6 +425,9 @@ class Verdict:
     reads: int = 0
     addrs: list | None = None
     snap: Snapshot | None = None
+    digest: int | None = None
+    """The hash of the read the verdict rests on: equal for two reads of
+    an unchanged tree."""
 
 
 def read(r: Reader, spec: TreeSpec, p: Plan, attempts: int = 8,
@@ -459,6 +462,6 @@ def read(r: Reader, spec: TreeSpec, p: Plan, attempts: int = 8,
         return Verdict(STATES[state], res.nodes, res.height, r.violations(),
                        res.violations, None, reads,
                        r.addresses() if addrs else None,
-                       r.snapshot(spec, p) if snap else None)
+                       r.snapshot(spec, p) if snap else None, res.hash)
     return Verdict("changing", error=f"{spec.name}: changed while reading "
                    f"({reads} reads)", reads=attempts)

@@ -200,13 +200,20 @@ def read_python_tree(mem, spec: TreeSpec, attempts: int = 8,
 
 
 class Nodes:
-    """What the census's directory walks take of a tree the C core read:
-    its nodes' addresses (``nodes``), in the order read."""
+    """What the census keeps of a tree the C core read: its nodes'
+    addresses (``nodes``, in the order read, for the directory walks;
+    empty unless asked for) and the hash of the read, which
+    :meth:`key` gives as a snapshot's key does: equal for two reads of an
+    unchanged tree."""
 
-    __slots__ = ("nodes",)
+    __slots__ = ("nodes", "digest")
 
-    def __init__(self, nodes: list) -> None:
+    def __init__(self, nodes: list, digest: int | None) -> None:
         self.nodes = nodes
+        self.digest = digest
+
+    def key(self) -> tuple:
+        return ("c", self.digest)
 
 
 def read_census_tree(mem, spec: TreeSpec, attempts: int = 8,
@@ -230,8 +237,8 @@ def read_census_tree(mem, spec: TreeSpec, attempts: int = 8,
             snap = _ranked(snap)
             ids = number(snap)
             tree = to_tree(snap, ids)
-        elif got.addrs is not None:
-            snap = Nodes(got.addrs)
+        elif got.digest is not None:
+            snap = Nodes(got.addrs or [], got.digest)
         return Outcome(got.state, got.nodes, got.height,
                        [] if got.state == "ok" else None,
                        got.error, snap, ids, tree, got.reads, "c")
@@ -288,17 +295,17 @@ def read_trees(mem, specs: Specs, insts: list, attempts: int = 8,
             part = trees[at:at + ccore.BATCH]
             want = insts[part[0][0]].kind in addrs
             got = r.batch(plan, [slots for _, slots in part], want)
-            for (k, _), (state, agreed, nodes, height, where) in \
+            for (k, _), (state, agreed, nodes, height, where, digest) in \
                     zip(part, got):
                 if state == ccore.EMPTY:
                     out[k] = (insts[k], None, Outcome(
                         "ok", 0, 0, [], reads=1, checker="",
-                        snap=Nodes([]) if want else None))
+                        snap=Nodes([], 0)))
                 elif state == ccore.OK and agreed and (where is not None
                                                       or not want):
                     out[k] = (insts[k], None, Outcome(
                         "ok", nodes, height, [], None,
-                        Nodes(where) if want else None, reads=2,
+                        Nodes(where or [], digest), reads=2,
                         checker="c"))
                 else:
                     out[k] = _one(mem, specs, insts[k], attempts, dump,
