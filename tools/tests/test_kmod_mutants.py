@@ -194,9 +194,10 @@ def test_the_table_names_its_run(tmp_path, monkeypatch):
     assert text.rstrip().endswith("| r |")
 
 
-def test_gate_mode_runs_the_gates_guest_suites_cheapest_first():
+def test_gate_mode_runs_the_gates_guest_suites_cheapest_first(monkeypatch):
     """--gate takes the main guest's suites of qemu/suites, kunit first,
     with their own limits, and names the killing suite in the table."""
+    monkeypatch.delenv("RBTI_KERNEL", raising=False)
     run = load()
     gate = run.gate_suites()
     assert list(gate)[:3] == ["kunit", "debugfs-shell", "ifuzz"]
@@ -208,7 +209,8 @@ def test_gate_mode_runs_the_gates_guest_suites_cheapest_first():
     v = run.Verdict(runs={"suite gate:kunit": "-",
                           "suite gate:debugfs-shell": "K"})
     line = run.row(mutant, v, [], suites)
-    assert line.startswith("| m | f.c | debugfs-shell | survived | **killed** |")
+    assert line.startswith("| m | f.c | 6.1 | debugfs-shell | survived | "
+                           "**killed** |")
     assert "| not run |" in line and run.outcome(v, [], suites) == "killed"
 
 
@@ -253,3 +255,26 @@ def test_gate_mode_keeps_results_by_content(tmp_path, monkeypatch):
     (repo / "tools" / "f").write_text("changed")
     run.cached_run(mutant, args, [], ["gate:kunit"])
     assert calls == ["m", "m"]
+
+
+def test_a_mutant_of_code_built_on_a_later_kernel_runs_there(monkeypatch):
+    """A mutant of code that only builds from some kernel on (compat.h)
+    would survive unbuilt on the default kernel: its kernel: line runs it
+    on that kernel's debug build, and the table's kernel column says so."""
+    run = load()
+    monkeypatch.delenv("RBTI_KERNEL", raising=False)
+    m = run.parse("=== a\nfile: f\nkernel: 6.12\n-x\n+y\n")[0]
+    assert m.kernel == "6.12" and run.kernel_of(m) == "6.12"
+    plain = run.parse("=== b\nfile: f\n-x\n+y\n")[0]
+    assert plain.kernel is None and run.kernel_of(plain) == "6.1"
+    monkeypatch.setenv("RBTI_KERNEL", "7.3")
+    assert run.kernel_of(plain) == "7.3" and run.kernel_of(m) == "6.12"
+    with pytest.raises(ValueError):
+        run.parse("=== c\nfile: f\nkernel: new\n-x\n+y\n")
+    v = run.Verdict(runs={"suite gate:kunit": "K"})
+    assert run.row(m, v, [], ["gate:kunit"]).startswith(
+        "| a | f | 6.12 | kunit | **killed** |")
+    # The lockless tree is built only where rb_find_add_rcu() exists.
+    mutants = {x.name: x for x in run.parse(open(os.path.join(
+        os.path.dirname(RUN), "mutants.txt")).read())}
+    assert mutants["rcu-no-write-seqcount"].kernel == "6.12"
