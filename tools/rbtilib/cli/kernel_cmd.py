@@ -64,7 +64,16 @@ def add_arguments(sub) -> None:
         "--preset, or the root expression (--expr), entry type, rb_node "
         "member and key expression.  A preset with several trees (cfs, "
         "hrtimer, inspector) needs a TREE, or --all with --out or --check.",
-        epilog="""examples:
+        epilog="""exit status:
+  0  every tree was read (with --check: and none has a violation)
+  1  --check: a tree has a violation (whatever else was found)
+  2  a usage or environment error: no debug info, no /proc/kcore, a core
+     dump that is not one, no such tree in the preset
+  3  incomplete, no violation: a tree kept changing while it was read
+     (--attempts reads without two that agree) or could not be read; the
+     JSON document says "complete": false
+
+examples:
   rbti kernel --preset free_vmap_area | viz/render - -o free-vmap.svg
   rbti kernel --preset cfs --all --check
   rbti kernel --preset inspector santos
@@ -121,7 +130,16 @@ def add_arguments(sub) -> None:
         "tree read from kernel memory; exit 1 on any difference, 3 if a "
         "tree kept changing or its memory could not be read (and none "
         "differs).",
-        epilog="""examples:
+        epilog="""exit status:
+  0  every tree was read, and its debugfs dump is the same
+  1  a tree differs (whatever else was found)
+  2  a usage or environment error: no debug info, no /proc/kcore, no
+     module, an unknown tree
+  3  incomplete, no difference: a tree kept changing while it was read,
+     or its memory could not be read; the JSON document says
+     "complete": false
+
+examples:
   rbti verify --all
   rbti verify santos mainline
 """)
