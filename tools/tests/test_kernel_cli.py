@@ -2,6 +2,8 @@
 """Tests of rbti kernel and rbti verify around the walk: errors, --json,
 debug info search, module symbols."""
 
+import json
+
 import pytest
 
 from rbtilib import kernel
@@ -157,7 +159,22 @@ def test_kernel_check_caps_and_notes(monkeypatch, capsys):
                         prog=object()) == 1
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 11 and out[-1].startswith("chain: … and ")
-    assert out[-1].endswith(" more violations")
+    assert out[-1].endswith(" more violations (--max-violations all prints "
+                            "them)")
+    # --max-violations, as in rbti check: N, or all.
+    total = 10 + int(out[-1].split()[3])
+    for limit, lines in ((3, 4), (None, total)):
+        _fake_kernel(monkeypatch, {"chain": shape})
+        assert commands.run(_kernel_args(check=True, json=False, max=limit),
+                            prog=object()) == 1
+        out = capsys.readouterr().out.splitlines()
+        assert len(out) == lines and ("more violation" in out[-1]) == bool(
+            limit), out
+    _fake_kernel(monkeypatch, {"chain": shape})
+    assert commands.run(_kernel_args(check=True, json=True, max=2),
+                        prog=object()) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["trees"][0]["violations"]) == 2
     _fake_kernel(monkeypatch, {"good": GOOD})
     monkeypatch.setattr(commands, "_specs", lambda prog, args: [
         spec(name="good", aug_name="a", aug=lambda e, c: e.key)])

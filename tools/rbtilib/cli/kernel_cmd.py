@@ -6,7 +6,9 @@ starts without importing the walk (and struct, typing, ...): start-up
 time is what ``rbti show`` costs in the TCG guest.
 """
 
-from .common import add_json, add_selection, at_least, check_selection, typed
+from ..checker import SHOWN
+from .common import (add_json, add_selection, at_least, check_selection,
+                     count_or_all, typed)
 
 COMMANDS = ("kernel", "verify")
 PRESET_NAMES = ("cfs", "free_vmap_area", "hrtimer", "inspector", "kernfs",
@@ -112,6 +114,12 @@ examples:
                    help="list the preset's trees")
     p.add_argument("--check", action="store_true",
                    help="check instead of dumping")
+    p.add_argument("--max-violations", "--max", dest="max",
+                   type=typed(count_or_all, "count"), default=SHOWN,
+                   metavar="N|all",
+                   help="with --check: violations printed (and in --json "
+                   "listed) per tree (default %(default)s; 'all' for every "
+                   "one); a last line says how many more there are")
     p.add_argument("--out", metavar="DIR",
                    help="write every tree's dump to DIR/NAME.dump")
     p.add_argument("--addresses", metavar="FILE",

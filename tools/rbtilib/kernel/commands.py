@@ -52,9 +52,10 @@ def _blame(v, res: Result) -> str:
 
 
 def _json_entry(spec, res: Result | None, error: str | None,
-                check: bool) -> dict:
+                check: bool, limit: int | None = checker.SHOWN) -> dict:
     """One tree of ``kernel --json`` (docs/json.md): its verdict with
-    --check, else its dump; *error* if it could not be read."""
+    --check (at most *limit* violations, None: all), else its dump;
+    *error* if it could not be read."""
     if res is None:
         return {"tree": spec.name, "ok": False, "error": error}
     if not check:
@@ -66,7 +67,7 @@ def _json_entry(spec, res: Result | None, error: str | None,
             "violations": [{**jsondoc.violation(v), "address":
                             None if _address(v, res) is None
                             else f"{_address(v, res):#x}"}
-                           for v in res.violations[:10]]}
+                           for v in res.violations[:limit]]}
 
 
 def cmd_kernel(args, prog) -> int:
@@ -108,15 +109,18 @@ def cmd_kernel(args, prog) -> int:
         if args.check and res.violations:
             status = EXIT_FAIL
         if as_json:
-            entries.append(_json_entry(spec, res, None, args.check))
+            entries.append(_json_entry(spec, res, None, args.check,
+                                           getattr(args, "max", checker.SHOWN)))
         elif args.check:
             if res.violations:
-                for v in res.violations[:checker.SHOWN]:
+                shown = res.violations[:getattr(args, "max", checker.SHOWN)]
+                for v in shown:
                     print(f"{spec.name}: {_blame(v, res)}")
-                more = len(res.violations) - checker.SHOWN
+                more = len(res.violations) - len(shown)
                 if more > 0:
                     print(f"{spec.name}: … and {more} more violation"
-                          f"{'s' if more != 1 else ''}")
+                          f"{'s' if more != 1 else ''} (--max-violations "
+                          "all prints them)")
             else:
                 print(f"{spec.name}: ok ({len(res.snap.nodes)} nodes)")
             for note in checker.notes(res.tree):
