@@ -134,6 +134,7 @@ def test_kernel_exits_3_when_a_root_cannot_be_read(monkeypatch, capsys):
     assert commands.run(_kernel_args(check=True), prog=object()) == 3
     doc = json.loads(capsys.readouterr().out)
     assert (doc["ok"], doc["complete"]) == (False, False)
+    assert (doc["changing"], doc["unreadable"]) == (0, 1)
     assert doc["trees"][1] == {"tree": "gone", "ok": False,
                                "error": gone.split(": ", 1)[1]}
     specs[:] = [specs[1]]
@@ -145,7 +146,16 @@ def test_kernel_exits_3_when_a_root_cannot_be_read(monkeypatch, capsys):
     assert (doc["ok"], doc["complete"]) == (False, False)
     _fake_kernel(monkeypatch, {"good": GOOD})
     assert commands.run(_kernel_args(check=True), prog=object()) == 0
-    assert json.loads(capsys.readouterr().out)["complete"] is True
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["complete"] is True
+    assert (doc["changing"], doc["unreadable"]) == (0, 0)
+    # A tree that keeps changing is counted as changing.
+    monkeypatch.setattr(commands, "read_stable", lambda *a, **k: (_ for _ in
+                        ()).throw(stable.Changed("kept changing")))
+    assert commands.run(_kernel_args(check=True), prog=object()) == 3
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["complete"], doc["changing"], doc["unreadable"]) == (
+        False, 1, 0)
 
 
 def test_kernel_check_caps_and_notes(monkeypatch, capsys):

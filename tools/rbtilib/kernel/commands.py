@@ -86,7 +86,8 @@ def cmd_kernel(args, prog) -> int:
                           f"({', '.join(s.name for s in specs)})")
     mem = DrgnMemory(prog)
     status = EXIT_OK
-    addresses, entries, unread = [], [], 0
+    addresses, entries = [], []
+    unread = {"changing": 0, "unreadable": 0}
     as_json = getattr(args, "json", False)
     for spec in specs:
         try:
@@ -99,7 +100,7 @@ def cmd_kernel(args, prog) -> int:
             else:
                 print(f"{spec.name}: {error}", file=sys.stderr)
             status = EXIT_FAIL if status == EXIT_FAIL else EXIT_INCOMPLETE
-            unread += 1
+            unread["changing" if isinstance(e, Changed) else "unreadable"] += 1
             continue
         if args.times:
             secs = " ".join(f"{k} {v:.3f}s" for k, v in res.seconds.items())
@@ -141,8 +142,8 @@ def cmd_kernel(args, prog) -> int:
                 f.write(text)
     if as_json:
         print(jsondoc.document("kernel", {
-            "ok": status == EXIT_OK, "complete": not unread,
-            "check": bool(args.check), "trees": entries}))
+            "ok": status == EXIT_OK, "complete": not any(unread.values()),
+            **unread, "check": bool(args.check), "trees": entries}))
     return status
 
 
