@@ -125,11 +125,11 @@ class _Walk:
     def __init__(self, tree: Tree, links: dict) -> None:
         self.tree = tree
         self.links = links
-        self.dup = "dup" in tree.flags
+        self.dup = tree.dup
         rule = tree_rule(tree)
         self.op = parse_rule(rule)[0] if rule else None
         """The augment rule's operation: size, max, min, sum or None."""
-        self.module = "augmented" in tree.flags
+        self.module = tree.augmented
         """A module's tree: its messages are the module's."""
         self.first: int | None = None
         self.prev: int | None = None
@@ -393,7 +393,7 @@ def _violations(tree: Tree, copy: bool) -> Iterator[Violation]:
 def augmented_name_wrong(tree: Tree) -> bool:
     """True if an augmented tree's dump does not name the rule its flags
     call for (:func:`~rbtilib.dump.aug_rule`)."""
-    return "augmented" in tree.flags and tree.aug != aug_rule(tree.flags)
+    return tree.augmented and tree.aug != aug_rule(tree.flags)
 
 
 def notes(tree: Tree) -> list[str]:

@@ -11,6 +11,7 @@ import errno as _errno
 import os
 
 from .dump import Tree, parse_dump, parse_flags
+from .dumptypes import TreeKind
 from .record import record
 
 DEFAULT_ROOT = "/sys/kernel/debug/rbtree_inspector"
@@ -36,12 +37,20 @@ class DebugfsError(OSError):
 
 
 @record(frozen=True)
-class TreeInfo:
-    """One line of the ``trees`` file."""
+class TreeInfo(TreeKind):
+    """One line of the ``trees`` file; what the tree can do is its
+    :class:`~rbtilib.dumptypes.TreeKind` properties."""
 
     name: str
     api: str
     flags: frozenset[str]
+    listed: tuple[str, ...] | None = None
+    """The files of the tree's directory as a caller listed them
+    (tools/ifuzz); None: those of its kind."""
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return super().files if self.listed is None else self.listed
 
 
 @record(frozen=True)

@@ -59,6 +59,85 @@ VALUE_NAMES = {"interval": "last", "value": "value"}
 """The ``value NAME`` header of a tree with the flag (``interval`` first)."""
 
 
+TREE_FILES = ("insert", "find", "erase", "near", "dump", "stats", "check",
+              "clear", "ops", "corrupt")
+"""The files of every tree's directory (kmod/inspector.c's rbti_files);
+interval trees add ``overlap``, latch and lockless ones ``stress``."""
+
+
+class TreeKind:
+    """What a tree of its ``flags`` and ``api`` is and can do
+    (kmod/DEBUGFS.md, "Semantics of the flags"), derived here only: the
+    base of :class:`Tree` and :class:`rbtilib.driver.TreeInfo`."""
+
+    __slots__ = ()
+
+    @property
+    def dup(self) -> bool:
+        """Equal keys are kept (a new one after its equals)."""
+        return "dup" in self.flags
+
+    @property
+    def rejects_present(self) -> bool:
+        """An insert of a present key fails with EEXIST (``unique``
+        without ``replace``)."""
+        return "unique" in self.flags and "replace" not in self.flags
+
+    @property
+    def augmented(self) -> bool:
+        return "augmented" in self.flags
+
+    @property
+    def valued(self) -> bool:
+        """Every node has a VALUE (LAST on an interval tree): inserts
+        take ``KEY VALUE`` pairs, finds answer ``ID KEY VALUE``."""
+        return "value" in self.flags
+
+    @property
+    def interval(self) -> bool:
+        """Nodes are intervals [KEY, VALUE]: ``erase`` and the ``e`` op
+        take START LAST, and there is ``overlap`` (the ``o`` op)."""
+        return "interval" in self.flags
+
+    @property
+    def latch(self) -> bool:
+        """Two copies (``struct latch_tree_root``), both dumped."""
+        return "latch" in self.flags
+
+    @property
+    def lockless(self) -> bool:
+        return "lockless" in self.flags
+
+    @property
+    def hints(self) -> bool:
+        """The Santos API: ``KEY@HINTKEY`` inserts, ``near K HINTKEY``,
+        the hinted ``I`` and ``N`` ops."""
+        return self.api == "santos"
+
+    @property
+    def has_near(self) -> bool:
+        """``near`` works (interval and latch trees: EOPNOTSUPP)."""
+        return not self.interval and not self.latch
+
+    @property
+    def dialect(self) -> str:
+        """How the tree reads the fuzzer's op stream (one of
+        :data:`rbtilib.opstream.DIALECTS`)."""
+        if self.interval:
+            return "interval"
+        if self.valued:
+            return "value"
+        if self.latch:
+            return "latch"
+        return "hints" if self.hints else "plain"
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """The files of the tree's debugfs directory."""
+        return TREE_FILES + (("overlap",) if self.interval else ()) + \
+            (("stress",) if self.latch or self.lockless else ())
+
+
 def aug_rule(flags: frozenset) -> str | None:
     """The augment rule a module's tree with *flags* keeps, or None."""
     if "augmented" not in flags:
@@ -142,7 +221,7 @@ class Copy:
 
 
 @record
-class Tree:
+class Tree(TreeKind):
     """A parsed dump.
 
     ``nodes`` holds the ``node`` lines in dump order (preorder through

@@ -16,6 +16,7 @@ The guest side (running, deadlines, shrinking) is :mod:`.ifuzz_run`.
 
 import random
 import re
+from .driver import TreeInfo
 from .record import record
 
 S64_MIN, S64_MAX = -(1 << 63), (1 << 63) - 1
@@ -121,37 +122,6 @@ def unexpected(cmd: Cmd, step: str, err: str) -> bool:
     return err not in allowed
 
 
-@record(frozen=True)
-class TreeSpec:
-    """A tree of the ``trees`` file and the files of its directory."""
-
-    name: str
-    flags: frozenset
-    files: tuple
-
-
-def parse_trees(text: str, files: dict | None = None) -> list[TreeSpec]:
-    """The trees of a ``trees`` file's text; *files* maps a name to its
-    directory's file names (default: the files every tree has, plus
-    ``overlap`` on interval trees and ``stress`` on latch/lockless)."""
-    out = []
-    for line in text.splitlines()[1:]:
-        parts = line.split()
-        if len(parts) != 3:
-            continue
-        flags = frozenset(parts[2].split(","))
-        names = (files or {}).get(parts[0])
-        if names is None:
-            names = ["insert", "find", "erase", "near", "dump", "stats",
-                     "check", "clear", "ops", "corrupt"]
-            if "interval" in flags:
-                names.append("overlap")
-            if flags & {"latch", "lockless"}:
-                names.append("stress")
-        out.append(TreeSpec(parts[0], flags, tuple(sorted(names))))
-    return out
-
-
 class Gen:
     """A seeded generator of commands over *trees*.
 
@@ -164,7 +134,7 @@ class Gen:
                "overlap": 5, "dump": 4, "stats": 2, "check": 4, "clear": 2,
                "corrupt": 6, "stress": 1}
 
-    def __init__(self, seed, trees: list[TreeSpec],
+    def __init__(self, seed, trees: list[TreeInfo],
                  exclude: frozenset = frozenset(),
                  stress_max: int = 3000) -> None:
         self.rng = random.Random(seed)
@@ -179,7 +149,7 @@ class Gen:
         # after a corruption sweep the points around them.
         self.known: dict[str, list[tuple[int, int]]] = {}
         self.pending: list[Cmd] = []
-        self.turns: list[TreeSpec] = []
+        self.turns: list[TreeInfo] = []
 
     # Arguments -------------------------------------------------------
 
@@ -232,22 +202,21 @@ class Gen:
             return self.rng.randrange(9, 200)
         return self.rng.randrange(200, 1200)
 
-    def remember(self, tree: TreeSpec, a: int, b: int) -> None:
+    def remember(self, tree: TreeInfo, a: int, b: int) -> None:
         known = self.known.setdefault(tree.name, [])
         known.append((a, b))
         del known[:-KNOWN_MAX]
 
-    def keys_text(self, tree: TreeSpec) -> str:
+    def keys_text(self, tree: TreeInfo) -> str:
         words = []
         for _ in range(self.count()):
-            if "interval" in tree.flags:
+            if tree.interval:
                 a, b = self.interval()
                 self.remember(tree, a, b)
                 words += [str(a), str(b)]
-            elif "value" in tree.flags:
+            elif tree.valued:
                 words += [str(self.key()), str(self.key())]
-            elif tree.name.startswith("santos") and \
-                    self.rng.random() < 0.1:
+            elif tree.hints and self.rng.random() < 0.1:
                 words.append(f"{self.key()}@{self.key()}")
             else:
                 k = self.key()
@@ -257,10 +226,9 @@ class Gen:
             words.pop()                       # odd pairs, a cut interval
         return self.join([self.word(w) for w in words])
 
-    def one_key(self, tree: TreeSpec, hinted: bool = False) -> str:
+    def one_key(self, tree: TreeInfo, hinted: bool = False) -> str:
         words = [str(self.key())]
-        if hinted and tree.name.startswith("santos") and \
-                self.rng.random() < 0.2:
+        if hinted and tree.hints and self.rng.random() < 0.2:
             words.append(str(self.key()))
         if self.rng.random() < 0.03:
             words.append(str(self.key()))     # one key too many
@@ -269,25 +237,23 @@ class Gen:
     def pair(self) -> str:
         return self.join([self.word(str(v)) for v in self.interval()])
 
-    def erase_arg(self, tree: TreeSpec) -> str:
-        return self.pair() if "interval" in tree.flags else \
-            self.one_key(tree)
+    def erase_arg(self, tree: TreeInfo) -> str:
+        return self.pair() if tree.interval else self.one_key(tree)
 
-    def ops_text(self, tree: TreeSpec) -> str:
+    def ops_text(self, tree: TreeInfo) -> str:
         # Mostly operations the tree has: a batch with one it lacks is
         # all EINVAL.
-        ops = "iiiffee" + ("o" if "interval" in tree.flags else "") + \
-            ("" if tree.flags & {"interval", "latch"} else "n") + \
-            ("IN" if tree.name.startswith("santos") else "")
+        ops = "iiiffee" + ("o" if tree.interval else "") + \
+            ("n" if tree.has_near else "") + ("IN" if tree.hints else "")
         if self.rng.random() < 0.05:
             ops = "iiiffeenoIN"
         lines = []
         for _ in range(self.count() * 2):
             op = self.rng.choice(ops)
-            if op == "i" and "value" in tree.flags:
+            if op == "i" and tree.valued:
                 a, b = self.interval()
                 args = [a, b]
-            elif op in "eo" and "interval" in tree.flags:
+            elif op in "eo" and tree.interval:
                 args = list(self.interval())
             elif op in "IN":
                 args = [self.key(), self.key()]
@@ -303,7 +269,7 @@ class Gen:
             lines.insert(self.rng.randrange(len(lines) + 1), "")
         return "\n".join(lines) + self.rng.choice(("", "\n"))
 
-    def corrupt_arg(self, tree: TreeSpec) -> str:
+    def corrupt_arg(self, tree: TreeInfo) -> str:
         names = [c for c in CORRUPTIONS
                  if not any(f in tree.flags and c == bad
                             for f, bad in self.exclude)]
@@ -354,7 +320,7 @@ class Gen:
 
     # Commands --------------------------------------------------------
 
-    def probes(self, tree: TreeSpec) -> list[Cmd]:
+    def probes(self, tree: TreeInfo) -> list[Cmd]:
         """The queries that follow a corruption of *tree*: every point
         around the newest keys it holds (each start and end, one before
         and one after), each as a find, near or overlap, and one overlap
@@ -375,7 +341,7 @@ class Gen:
                             f"{points[0]} {points[-1]}".encode()))
         return cmds
 
-    def episode(self, tree: TreeSpec) -> list[Cmd]:
+    def episode(self, tree: TreeInfo) -> list[Cmd]:
         """A small tree of a few keys (short and wide intervals on an
         interval tree) and, for each corruption that breaks a link
         (:data:`LINK_CORRUPTIONS`; ``parent`` once for every node, the
@@ -393,12 +359,12 @@ class Gen:
         starts = self.rng.sample(range(-4, EPISODE_SPAN),
                                  self.rng.randrange(3, 8))
         for a in starts:
-            b = a if "interval" not in tree.flags else \
+            b = a if not tree.interval else \
                 min(EPISODE_SPAN, a + self.rng.choice(
                     (self.rng.randrange(0, 3),
                      self.rng.randrange(3, EPISODE_SPAN))))
             self.remember(tree, a, b)
-            keys += [a, b] if tree.flags & {"interval", "value"} else [a]
+            keys += [a, b] if tree.valued else [a]
         insert = " ".join(map(str, keys)).encode()
         points = sorted({p for a, b in self.known[name]
                          for p in (a - 1, a, b, b + 1)})
@@ -458,7 +424,7 @@ class Gen:
         if self.tree is None or self.rng.random() >= self.stick:
             self.tree = self.rng.choice(self.trees)
         tree = self.tree
-        files = [f for f in tree.files if f in self.WEIGHTS]
+        files = sorted(f for f in tree.files if f in self.WEIGHTS)
         name = self.rng.choices(files, [self.WEIGHTS[f] for f in files])[0]
         path = f"{tree.name}/{name}"
         if self.rng.random() < 0.003:
@@ -468,7 +434,7 @@ class Gen:
                 "utf-8", "surrogatepass"))
         return self.tree_command(tree, name, path)
 
-    def tree_command(self, tree: TreeSpec, name: str, path: str) -> Cmd:
+    def tree_command(self, tree: TreeInfo, name: str, path: str) -> Cmd:
         if name in ("dump", "stats", "check"):
             if self.rng.random() < 0.02:
                 return Cmd("w", path, b"1")          # a read-only file
@@ -501,7 +467,7 @@ class Gen:
         return [self.command() for _ in range(n)]
 
 
-def generate(seed, trees: list[TreeSpec], n: int,
+def generate(seed, trees: list[TreeInfo], n: int,
              exclude: frozenset = frozenset()) -> list[Cmd]:
     """*n* commands of generator *seed* over *trees*."""
     return Gen(seed, trees, exclude).commands(n)

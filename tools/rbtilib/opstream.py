@@ -18,8 +18,8 @@ as ``I KEY HINTKEY`` or ``N KEY HINTKEY``, so that the climb from a hint
 alone (:func:`hint_of`), so a shrunk repro keeps its hints.
 
 The rbtree family's trees read the same stream in their own
-*dialect* (:func:`dialect_of`, :func:`op_text`): on a ``value`` tree an
-insert carries VALUE = :func:`value_of` (KEY); on an ``interval`` tree
+*dialect* (:attr:`~rbtilib.dumptypes.TreeKind.dialect`,
+:func:`op_text`): on a ``value`` tree an insert carries VALUE = :func:`value_of` (KEY); on an ``interval`` tree
 inserts and erases carry LAST = :func:`last_of` (START) and a near is an
 overlap query ``o START LAST`` with LAST = :func:`query_last` (START);
 on a ``latch`` tree (no near in its API) a near is a find.  Each of
@@ -103,18 +103,6 @@ def hint_of(key: int) -> int:
 
 
 DIALECTS = ("plain", "hints", "value", "interval", "latch")
-
-
-def dialect_of(info) -> str:
-    """How a tree of *info* (a TreeInfo) reads the op stream."""
-    flags = info.flags
-    if "interval" in flags:
-        return "interval"
-    if "value" in flags:
-        return "value"
-    if "latch" in flags:
-        return "latch"
-    return "hints" if info.api == "santos" else "plain"
 
 
 def _mix(key: int, salt: int) -> int:

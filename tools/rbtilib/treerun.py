@@ -19,8 +19,8 @@ from . import checker
 from .driver import DebugfsError, TreeInfo
 from .dump import S64_MAX, Tree, inorder, parse_dump
 from .model import Model
-from .opstream import (batches, dialect_of, effective, last_of,
-                       op_text, query_last, routes, value_of)
+from .opstream import (batches, effective, last_of, op_text, query_last,
+                       routes, value_of)
 from .record import record
 
 
@@ -67,13 +67,13 @@ class TreeRun:
         tree): ``stats`` must show at least this run's own count of them,
         not exactly; whoever ran the others compares the exact total once
         they have stopped (qemu/kcsan-guest)."""
-        self.dialect = dialect_of(info)
-        """How the tree reads the op stream (:func:`~rbtilib.opstream.
-        dialect_of`): hints on the Santos trees (insert_near and
+        self.dialect = info.dialect
+        """How the tree reads the op stream (:attr:`~rbtilib.dumptypes.
+        TreeKind.dialect`): hints on the Santos trees (insert_near and
         find_near), values and intervals on the family's trees."""
         self.hints = self.dialect == "hints"
-        self.valued = "value" in info.flags
-        self.interval = "interval" in info.flags
+        self.valued = info.valued
+        self.interval = info.interval
         self.seen: set = set()
         self.done = 0
         self.since_check = 0

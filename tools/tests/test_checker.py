@@ -325,7 +325,7 @@ def test_random_corruption_is_caught(info, keys, data):
     if len(order) < 2:
         return
     commands = ["color", "parent", "key"]
-    if "augmented" in info.flags:
+    if info.augmented:
         commands.append("aug")
     for cache in ("leftmost", "rightmost", "count"):
         if cache in info.flags:
@@ -334,8 +334,7 @@ def test_random_corruption_is_caught(info, keys, data):
     node = data.draw(st.sampled_from(order))
     if command == "key":
         text, want = f"key {node.key} {order[-1].key + 1}", {"order"}
-        if node is order[-1] or (node.key == order[-1].key and
-                                 "dup" in info.flags):
+        if node is order[-1] or (node.key == order[-1].key and info.dup):
             text = f"key {node.key} {order[0].key - 1}"
             if node.key == order[0].key:
                 return

@@ -104,7 +104,7 @@ def simple_order(t: Tree) -> list | None:
             1 + max(height(pool[ref].left), height(pool[ref].right))
 
     pairs = [(pool[nid].key, nid) for nid in seen]
-    if "dup" in t.flags:
+    if t.dup:
         if any(a >= b for a, b in zip(pairs, pairs[1:])):
             return None
     elif any(a[0] >= b[0] for a, b in zip(pairs, pairs[1:])):
@@ -116,7 +116,7 @@ def simple_order(t: Tree) -> list | None:
                                    if kid is not None])
 
     aug = size if t.aug == "size" else top
-    if "augmented" in t.flags and any(pool[n].aug != aug(n) for n in seen):
+    if t.augmented and any(pool[n].aug != aug(n) for n in seen):
         return None
     if t.count != len(seen) or t.height != height(t.root):
         return None
@@ -157,7 +157,7 @@ def mutate(rng: random.Random, tree: Tree) -> Tree:
     ids = list(tree.nodes)
     header_edits = []
     family = ()
-    if "value" in tree.flags:
+    if tree.valued:
         family = ("value", "value", "aug")
     elif tree.copy1 is not None:
         family = ("copy", "copy", "copy", "copy")
@@ -190,7 +190,7 @@ def mutate(rng: random.Random, tree: Tree) -> Tree:
                 node, value=node.value + rng.choice((-1, 1, 40)))
         elif what == "copy":
             tree.copy1 = _mutate_copy(rng, tree.copy1, ids)
-        elif what == "aug" and "augmented" in tree.flags:
+        elif what == "aug" and tree.augmented:
             tree.nodes[nid] = record.replace(
                 node, aug=node.aug + rng.choice((-1, 1, 2)))
         elif what == "root":

@@ -10,8 +10,8 @@ import subprocess
 import pytest
 
 from rbtilib import ifuzz, ifuzz_run
-from rbtilib.ifuzz import (ALLOWED, ANY_WRITE, Cmd, generate, parse_trees,
-                           unexpected)
+from rbtilib.driver import parse_trees
+from rbtilib.ifuzz import ALLOWED, ANY_WRITE, Cmd, generate, unexpected
 from rbtilib.ifuzz_script import decode, encode, parse_script, render_script
 
 REPO = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)

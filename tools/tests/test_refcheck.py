@@ -15,7 +15,7 @@ from tests_support.trees import CONTRACT_TREES, corrupt_tree
 def _populated(info):
     fake = FakeDebugfs()
     keys = list(range(0, 300, 3))
-    if "dup" in info.flags:
+    if info.dup:
         keys += list(range(0, 300, 9)) * 2
     fake.insert(info.name, keys)
     for key in range(30, 150, 6):

@@ -17,11 +17,6 @@ from tests_support.trees import CONTRACT_TREES, RBTree, corrupt_tree
 COUNTERS = ("inserts", "erases", "finds", "nears", "overlaps")
 
 
-def _no_near(info: TreeInfo) -> bool:
-    """Interval and latch trees have no ``near`` (EOPNOTSUPP)."""
-    return "interval" in info.flags or "latch" in info.flags
-
-
 def parse_op(info: TreeInfo, line: str) -> tuple | None:
     """``(op, key, arg)`` of one ``ops`` line of a tree of *info*, None if
     the module would take the batch as EINVAL."""
@@ -33,17 +28,17 @@ def parse_op(info: TreeInfo, line: str) -> tuple | None:
         nums = [int(w) for w in args]
     except ValueError:
         return None
-    interval = "interval" in info.flags
+    interval = info.interval
     if code in ("I", "N"):
         # Hinted: Santos trees only (the hint changes no result).
-        ok = info.api == "santos" and len(nums) == 2
+        ok = info.hints and len(nums) == 2
         return (code, nums[0], None) if ok else None
-    pair = ((code == "i" and "value" in info.flags)
+    pair = ((code == "i" and info.valued)
             or (interval and code in ("e", "o")))
     if code not in "ifeno" or len(code) != 1 or \
             len(nums) != (2 if pair else 1) or \
             (code == "o" and not interval) or \
-            (code == "n" and _no_near(info)) or \
+            (code == "n" and not info.has_near) or \
             (interval and pair and nums[0] > nums[1]):
         return None
     return code, nums[0], nums[1] if pair else None
@@ -75,7 +70,7 @@ class FakeDebugfs:
         self.fault = fault
         self.params = {"allow_corrupt": "0", "max_nodes": str(max_nodes)}
         self._ids = itertools.count(1)
-        self._trees = {name: RBTree("dup" in info.flags)
+        self._trees = {name: RBTree(info.dup)
                        for name, info in self.infos.items()}
         self._corrupt: dict = {}
         self.counters = {name: dict.fromkeys(COUNTERS, 0)
@@ -154,7 +149,7 @@ class FakeDebugfs:
         if op == "e":
             rb.erase(node)
             return f"erased {node.id}"
-        value = f" {node.value}" if "value" in info.flags else ""
+        value = f" {node.value}" if info.valued else ""
         return (f"{'near' if op == 'n' else 'found'} {node.id} {node.key}"
                 f"{value}")
 
@@ -188,7 +183,7 @@ class FakeDebugfs:
 
     def clear(self, name: str) -> None:
         info = self.infos[name]
-        self._trees[name] = RBTree("dup" in info.flags)
+        self._trees[name] = RBTree(info.dup)
         self._corrupt.pop(name, None)
 
     def corrupt(self, name: str, command: str) -> None:
@@ -201,10 +196,10 @@ class FakeDebugfs:
     def insert(self, name: str, keys: list[int],
                values: list[int] | None = None) -> None:
         rb, info = self._tree(name), self.infos[name]
-        if ("value" in info.flags) != (values is not None) or \
+        if info.valued != (values is not None) or \
                 (values is not None and len(values) != len(keys)):
             raise DebugfsError(errno.EINVAL, name, "KEY VALUE pairs")
-        if "unique" in info.flags and "replace" not in info.flags and (
+        if info.rejects_present and (
                 len(set(keys)) != len(keys)
                 or any(rb.find_first(k) for k in keys)):
             raise DebugfsError(errno.EEXIST, name)
@@ -219,7 +214,7 @@ class FakeDebugfs:
 
     def lookup(self, name: str, what: str, key: int) -> list[int]:
         info = self.infos.get(name)
-        if info and what == "near" and _no_near(info):
+        if info and what == "near" and not info.has_near:
             raise DebugfsError(errno.EOPNOTSUPP, name)
         line = self.ops(name, f"{what[0]} {key}").split()
         if line[0] == "ENOENT":
@@ -232,7 +227,7 @@ class FakeDebugfs:
 
     def overlap(self, name: str, start: int, last: int) -> list[tuple]:
         rb, info = self._tree(name, False), self.infos[name]
-        if "interval" not in info.flags:
+        if "overlap" not in info.files:
             raise DebugfsError(errno.ENOENT, name, "no overlap file")
         if start > last:
             raise DebugfsError(errno.EINVAL, name, "START > LAST")
@@ -241,7 +236,7 @@ class FakeDebugfs:
 
     def stress(self, name: str, lookups: int) -> dict[str, int]:
         info = self.infos[name]
-        if not {"latch", "lockless"} & info.flags:
+        if "stress" not in info.files:
             raise DebugfsError(errno.ENOENT, name, "no stress file")
         if not 1 <= lookups <= 1000000000:
             raise DebugfsError(errno.EINVAL, name, "bad count")

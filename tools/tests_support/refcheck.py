@@ -54,7 +54,7 @@ def _walk(tree: Tree, kids: dict) -> tuple:
     """Parent links, colours, black heights, order and augmented sizes;
     returns (in-order ids, height)."""
     order, nil_blacks = [], []
-    dup = "dup" in tree.flags
+    dup = tree.dup
     rule = aug_rule(tree.flags)
     by_max = rule in ("max", "interval-last")
 
@@ -136,7 +136,7 @@ def check(tree: Tree) -> str:
 
 def rule_wrong(tree: Tree) -> bool:
     """An augmented tree whose ``aug`` header is not its flags' rule."""
-    return "augmented" in tree.flags and tree.aug != aug_rule(tree.flags)
+    return tree.augmented and tree.aug != aug_rule(tree.flags)
 
 
 def _copy1(tree: Tree, order: list) -> None:

@@ -300,7 +300,7 @@ class RBTree:
         nodes = {}
         height = {None: 0}
         rule = aug_rule(info.flags)
-        valued = "value" in info.flags
+        valued = info.valued
         tops = self._tops() if rule in ("max", "interval-last") else {}
         for node in self._preorder():
             nodes[node.id] = Node(
@@ -332,7 +332,7 @@ class RBTree:
                        height[self.root.id] if self.root else 0,
                        {nid: record.replace(n, aug=None, value=None)
                         for nid, n in nodes.items()})
-            if "latch" in info.flags else None)
+            if info.latch else None)
 
     def _tops(self) -> dict:
         """id -> the largest VALUE in its subtree (the max rules)."""
@@ -349,7 +349,7 @@ def build_tree(keys: list[int], info: TreeInfo,
 
     With *allocated*, the dump has the contract's ``nodes N`` line.
     """
-    rb = RBTree("dup" in info.flags)
+    rb = RBTree(info.dup)
     for nid, key in enumerate(keys, 1):
         rb.insert(key, nid, value_for(info, key, nid))
     for key in erase:
@@ -365,10 +365,10 @@ def build_tree(keys: list[int], info: TreeInfo,
 def value_for(info: TreeInfo, key: int, nid: int) -> int | None:
     """A VALUE for a synthetic node of a ``value`` tree (LAST >= KEY on
     an interval tree), None elsewhere."""
-    if "value" not in info.flags:
+    if not info.valued:
         return None
     spread = (nid * 7919 + key * 31) % 50
-    return key + spread if "interval" in info.flags else spread - 25
+    return key + spread if info.interval else spread - 25
 
 
 def redump(tree: Tree) -> Tree:
@@ -474,7 +474,7 @@ def corrupt_tree(tree: Tree, command: str) -> Tree:
             raise DebugfsError(errno.EINVAL, "corrupt", "already black")
         node = record.replace(node, color="B")
     elif what == "key":
-        if "interval" in tree.flags and args[1] > node.value:
+        if tree.interval and args[1] > node.value:
             raise DebugfsError(errno.EINVAL, "corrupt", "START > LAST")
         node = record.replace(node, key=args[1])
         if tree.copy1 is not None and node.id in tree.copy1.nodes:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rbtilib.opstream import dialect_of, op_text
+from rbtilib.opstream import op_text
 
 from .flipbook import Series
 
@@ -41,7 +41,7 @@ def walk(driver, names: list[str], outdir: str | Path,
 def walk_each(driver, names: list[str], outdir: str | Path,
               inserts=INSERTS, erases=ERASES):
     """:func:`walk`, yielding each tree's ``frames.json`` when it is done."""
-    dialects = {info.name: dialect_of(info) for info in driver.trees()}
+    dialects = {info.name: info.dialect for info in driver.trees()}
     for name in names:
         driver.clear(name)
         with Series(outdir, name, every=1, render=False) as series:

@@ -182,7 +182,7 @@ class Bench:
 
 def unique_only(info: TreeInfo) -> bool:
     """Unique trees that reject (not replace) a present key."""
-    return "unique" in info.flags and "replace" not in info.flags
+    return info.rejects_present
 
 
 def run(rep: Reporter, dfs: Debugfs, infos: list[TreeInfo]) -> None:
@@ -212,7 +212,7 @@ def key_files(bench: Bench) -> None:
         if name != "insert":
             # On the Santos trees `near KEY HINTKEY` is valid (a hint).
             plain = [i for i in bench.infos
-                     if name != "near" or i.api != "santos"]
+                     if name != "near" or not i.hints]
             bench.attempt(name, b"5 7", "EINVAL", "two keys", plain)
             bench.attempt(name, b"5\n7\n", "EINVAL", "two lines", plain)
             bench.attempt(name, b"- 1", "EINVAL", "sign, space, digit")
@@ -345,7 +345,7 @@ def corrupt_bad_commands(bench: Bench) -> None:
                 b"parent 424242"):
         bench.attempt("corrupt", cmd, "ENOENT", f"absent key: {cmd!r}")
     bench.attempt("corrupt", b"aug 424242", "ENOENT", "absent key: aug",
-                  bench.trees(lambda i: "augmented" in i.flags))
+                  bench.trees(lambda i: i.augmented))
     for flag, cmd in (("leftmost", b"leftmost"), ("rightmost", b"rightmost"),
                       ("count", b"count"), ("augmented", b"aug 5")):
         bench.attempt("corrupt", cmd, "EINVAL",

@@ -259,8 +259,7 @@ def fresh_reads(rep: Reporter, dfs: Debugfs, infos: list[TreeInfo]) -> None:
         finally:
             os.close(fd)
         # (files.write() names EOPNOTSUPP, 95 on Linux, ENOTSUP.)
-        near = errname(errno.EOPNOTSUPP) \
-            if info.flags & {"interval", "latch"} else "ENOENT"
+        near = "ENOENT" if info.has_near else errname(errno.EOPNOTSUPP)
         want = ["ENODATA", "ENODATA", "ENOENT", near, "EINVAL",
                 "ENODATA", "ENODATA", "ENODATA"]
         if got != want:
@@ -272,7 +271,7 @@ def fresh_reads(rep: Reporter, dfs: Debugfs, infos: list[TreeInfo]) -> None:
         got = [files.write(path("find"), b"5"),
                files.write(path("find"), b"6"),
                files.read(path("find"))[1].decode().strip()]
-        found = f"{nid} 5" + (" 5" if "value" in info.flags else "")
+        found = f"{nid} 5" + (" 5" if info.valued else "")
         if got != ["ok", "ENOENT", found]:
             bad.append(f"{name}: find 5, find 6, read: {got}")
         dfs.clear(name)

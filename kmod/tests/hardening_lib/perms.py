@@ -13,7 +13,6 @@ import stat
 
 from rbtilib.driver import Debugfs, TreeInfo
 
-from .forms import tree_files
 from .kernel import DEBUGFS, FAILSLAB, PARAMS, errname
 from .procs import in_child
 from .tap import Reporter
@@ -41,7 +40,7 @@ def every_file(dfs: Debugfs, infos: list[TreeInfo]) -> list[str]:
     (if any), the module parameters."""
     out = [dfs.path(None, "trees")]
     for info in infos:
-        out += [dfs.path(info.name, f) for f in sorted(tree_files(info))]
+        out += [dfs.path(info.name, f) for f in sorted(info.files)]
     attr = os.path.join(dfs.root, FAULT_ATTR)
     if os.path.isdir(attr):
         out += [os.path.join(attr, f) for f in sorted(os.listdir(attr))]
@@ -54,9 +53,9 @@ def run(rep: Reporter, dfs: Debugfs, infos: list[TreeInfo]) -> None:
     bad = []
     for info in infos:
         have = set(os.listdir(os.path.join(dfs.root, info.name)))
-        if have != tree_files(info):
+        if have != set(info.files):
             bad.append(f"{info.name}: files {sorted(have)}, expected "
-                       f"{sorted(tree_files(info))}")
+                       f"{sorted(info.files)}")
     have = set(os.listdir(dfs.root)) - {i.name for i in dfs.trees()}
     if have != top_level(have):
         bad.append(f"top level: entries {sorted(have)}, expected "
