@@ -6,7 +6,7 @@ import struct
 import sys
 
 from . import Fault, KernelError
-from .drgnload import load_drgn as _drgn
+from .drgnload import FLATTENED, has_module_api, load_drgn as _drgn
 from .coredump import (core_release, core_vmlinux, module_symbol_address,
                        no_core_vmlinux, open_core)
 from .vmcore import elf_notes, patched_copy
@@ -308,13 +308,22 @@ def open_program(args):
     finally:
         if args.core and core != args.core:
             os.unlink(core)     # drgn holds it open
+    if dump and dump["format"] == FLATTENED:
+        # drgnload.FLATTENED: this drgn reads it (its probe opened it).
+        version = getattr(drgn, "__version__", "?")
+        print(f"rbti {args.command}: {args.core} is makedumpfile's "
+              f"flattened format (makedumpfile -F), which this drgn "
+              f"({version}) reads, slowly, without a kdump header (no "
+              "VMCOREINFO to find its vmlinux by): 'makedumpfile -R "
+              f"NEWFILE < {args.core}' makes a kdump file of it",
+              file=sys.stderr)
     try:
         # drgn's own search only where rbti's places had no vmlinux: it
         # would also look for every loaded module's debug info.
         prog.load_debug_info(files, default=search)
     except drgn.MissingDebugInfoError as e:
         # Missing info for modules we do not read is fine.
-        if "vmlinux" in str(e) and "kernel" in str(e).lower():
+        if kernel_info_missing(prog, e):
             if not args.core and not args.vmlinux:
                 raise no_vmlinux(e) from None
             if dump and search:
@@ -324,6 +333,21 @@ def open_program(args):
     return prog
 
 
+
+
+def kernel_info_missing(prog, error: Exception) -> bool:
+    """Whether drgn's MissingDebugInfoError *error*, raised by
+    ``load_debug_info()`` on *prog*, means the kernel's own debug info
+    (vmlinux) is missing, not only some module's.  drgnload.MODULE_API:
+    drgn 0.0.31 says which in no exception, so the program is asked
+    (its main module, the kernel, has no debug file); 0.0.22 names the
+    kernel and vmlinux in the message."""
+    if has_module_api(prog):
+        try:
+            return prog.main_module().debug_file_path is None
+        except LookupError:         # no main module: no kernel at all
+            return True
+    return "vmlinux" in str(error) and "kernel" in str(error).lower()
 
 
 # The lowest kernel address on x86-64: a symbol below it was not relocated.
