@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rbtree_inspector: what the front end's files share (inspector*.c). The
- * front end is split by job: inspector.c the module and its reports,
+ * front end is split by job: inspector_main.c the module and its reports,
  * inspector_parse.c parsing, inspector_cmd.c nodes and the write commands,
  * inspector_query.c find and near, inspector_ops.c batches and overlap,
  * inspector_corrupt.c corruption, inspector_stress.c the lockless stress,

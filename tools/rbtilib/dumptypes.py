@@ -61,7 +61,7 @@ VALUE_NAMES = {"interval": "last", "value": "value"}
 
 TREE_FILES = ("insert", "find", "erase", "near", "dump", "stats", "check",
               "clear", "ops", "corrupt")
-"""The files of every tree's directory (kmod/inspector.c's rbti_files);
+"""The files of every tree's directory (kmod/inspector_main.c's rbti_files);
 interval trees add ``overlap``, latch and lockless ones ``stress``."""
 
 

@@ -72,10 +72,10 @@ def test_each_kind(name):
 
 
 def test_files_are_the_modules_table():
-    """TreeKind.files against kmod/inspector.c's rbti_files: a file with
+    """TreeKind.files against kmod/inspector_main.c's rbti_files: a file with
     no RBTI_ flags is every tree's, else those with any of them."""
     table = re.search(r"rbti_files\[\] = \{(.*?)\n\};",
-                      _read("kmod", "inspector.c"), re.S).group(1)
+                      _read("kmod", "inspector_main.c"), re.S).group(1)
     rows = re.findall(r'\{ "(\w+)",\s*&\w+(?:,\s*([A-Z_ |]+))? \}', table)
     assert len(rows) == len(TREE_FILES) + 2
     for info in INFOS.values():
