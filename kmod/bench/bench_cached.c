@@ -8,7 +8,7 @@
 #include <linux/kernel.h>
 #include <linux/rbtree.h>
 
-#include "bench_family.h"
+#include "bench_group.h"
 
 struct bench_cobj {
 	struct rb_node node;

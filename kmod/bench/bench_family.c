@@ -41,7 +41,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 
-#include "bench_family.h"
+#include "bench_group.h"
 
 /*
  * Every variant of @g, interleaved, @cfg->reps times after a warm-up

@@ -18,7 +18,7 @@
 
 #include "../rbtree_santos.h"
 
-#include "bench_family.h"
+#include "bench_group.h"
 
 struct bench_hobj {
 	struct rb_node node;

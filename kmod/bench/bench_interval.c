@@ -8,7 +8,7 @@
 #include <linux/kernel.h>
 #include <linux/rbtree.h>
 
-#include "bench_family.h"
+#include "bench_group.h"
 
 struct bench_iv {
 	struct rb_node rb;
