@@ -147,6 +147,14 @@ u64 bench_bsd_run(struct bench_bsd_set *s, enum bench_op op,
 		  const u64 *lookup, const u32 *erase);
 #endif
 
+/*
+ * Userspace only (bench_user.c, for bench_main.c): counting mode on
+ * (valgrind's client requests around each timed operation), and the
+ * output that writes to stdout.
+ */
+void bench_user_counting(bool on);
+struct bench_out *bench_user_stdout(void);
+
 /* Provided by bench_core.c. */
 size_t bench_output_size(const struct bench_config *cfg);
 int bench_run(const struct bench_config *cfg, struct bench_out *out);

@@ -17,13 +17,13 @@
  *		the place of the key, against the same calls without a hint
  *		(from the root)
  *
- * One file a group (bench_cached.c, bench_interval.c, bench_hint.c); this
- * one runs them.  Userspace only (bench_user.c -f), in bench_core.c's
- * manner: every operation a BENCH_ENTRY function, every variant
- * interleaved with the others of its group, and every cell a digest of its
- * results that must be equal for all the variants of its group (a
- * cross-check of the helpers as well as a benchmark).  Output, one record
- * a line:
+ * One file a group (bench_cached.c, bench_interval.c, bench_hint.c), each
+ * timed by bench_group.c's engine; this one runs them.  Userspace only
+ * (rbtree-bench -f), in bench_core.c's manner: every operation a
+ * BENCH_ENTRY function, every variant interleaved with the others of its
+ * group, and every cell a digest of its results that must be equal for all
+ * the variants of its group (a cross-check of the helpers as well as a
+ * benchmark).  Output, one record a line:
  *
  *	rbtree-bench-family 1
  *	meta KEY VALUE...
@@ -42,59 +42,6 @@
 #include <linux/string.h>
 
 #include "bench_group.h"
-
-/*
- * Every variant of @g, interleaved, @cfg->reps times after a warm-up
- * (repetition 0, not printed), each over enough passes for
- * @cfg->min_ops operations; one cell per variant and operation.  A pass
- * draws new keys or queries, so a cell's check is the sum of its passes'
- * digests: equal for all variants, and for all runs with the same sizes,
- * passes and seed.
- */
-void bench_group_run(const struct bench_config *cfg, struct bench_out *out,
-		     const struct bench_group *g)
-{
-	unsigned long per_pass = g->per_pass * (g->weight ? g->weight : 1);
-	unsigned long passes = (cfg->min_ops + per_pass - 1) / per_pass;
-	u64 elapsed[BENCH_FAMILY_MAX_OPS], check[BENCH_FAMILY_MAX_OPS];
-	unsigned int rep, k, v, op;
-	unsigned long pass;
-	u64 t0, sum;
-
-	if (!passes)
-		passes = 1;
-	for (rep = 0; rep <= cfg->reps; rep++) {
-		for (k = 0; k < g->nr_variants; k++) {
-			v = (k + rep) % g->nr_variants;
-			memset(elapsed, 0, sizeof(elapsed));
-			memset(check, 0, sizeof(check));
-			for (pass = 0; pass < passes; pass++) {
-				g->pass(g->set, rep, pass);
-				for (op = 0; op < g->nr_ops; op++) {
-					if (g->prepare)
-						g->prepare(g->set, v, op);
-					t0 = bench_now();
-					bench_mark_begin();
-					sum = g->run(g->set, v, op);
-					bench_mark_end_ops(g->variants[v], g->ops[op],
-							   g->order, g->n,
-							   g->per_pass,
-							   rep && !pass);
-					elapsed[op] += bench_now() - t0;
-					if (g->digest)
-						sum = g->digest(g->set, v, op, sum);
-					check[op] += sum;
-				}
-			}
-			for (op = 0; rep && op < g->nr_ops; op++)
-				bench_emit(out, "cell %s %s %s %lu %u %lu %llu %llx\n",
-					   g->variants[v], g->ops[op], g->order,
-					   g->n, rep - 1, passes * g->per_pass,
-					   (unsigned long long)elapsed[op],
-					   (unsigned long long)check[op]);
-		}
-	}
-}
 
 /**
  * bench_family_run() - run the cached, interval and hint groups
