@@ -388,6 +388,7 @@ struct rbti_walk {
 	struct rbti_frame stack[RBTI_MAX_DEPTH];
 };
 
+void rbti_walk_init(struct rbti_walk *w, struct rbti_tree *t);
 void rbti_walk_init_copy(struct rbti_walk *w, struct rbti_tree *t,
 			 unsigned int copy);
 enum rbti_visit rbti_walk_step(struct rbti_walk *w);
@@ -446,16 +447,6 @@ static inline struct rbti_node *rbti_copy_entry(const struct rb_node *rb,
 		return container_of((struct rb_node *)rb, struct rbti_node,
 				    lt.node[1]);
 	return container_of((struct rb_node *)rb, struct rbti_node, rb);
-}
-
-/**
- * rbti_walk_init() - start a walk at the root of a tree (of copy 0)
- * @w: the walk
- * @t: the tree, locked until the walk is done
- */
-static inline void rbti_walk_init(struct rbti_walk *w, struct rbti_tree *t)
-{
-	rbti_walk_init_copy(w, t, 0);
 }
 
 /**

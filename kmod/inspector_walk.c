@@ -90,6 +90,16 @@ void rbti_walk_init_copy(struct rbti_walk *w, struct rbti_tree *t,
 }
 
 /**
+ * rbti_walk_init() - start a walk at the root of a tree (of copy 0)
+ * @w: the walk
+ * @t: the tree, locked until the walk is done
+ */
+void rbti_walk_init(struct rbti_walk *w, struct rbti_tree *t)
+{
+	rbti_walk_init_copy(w, t, 0);
+}
+
+/**
  * rbti_walk_step() - advance a walk to the next visit
  * @w: the walk
  *
