@@ -124,6 +124,23 @@ def render_script(cmds: list[Cmd], header: list[str]) -> str:
 
 
 def parse_script(text: str) -> list[Cmd]:
-    """The commands of a script :func:`render_script` wrote."""
-    body = text.split("<<'IFUZZ_END'\n", 1)[1].split("\nIFUZZ_END", 1)[0]
-    return [cmd_of(line) for line in body.splitlines() if line]
+    """The commands of a script :func:`render_script` wrote, or of a
+    command list (a corpus entry: ``#`` comment lines, then one command a
+    line, with no replayer of its own)."""
+    if "<<'IFUZZ_END'\n" in text:
+        text = text.split("<<'IFUZZ_END'\n", 1)[1].split("\nIFUZZ_END",
+                                                         1)[0]
+    return [cmd_of(line) for line in text.splitlines()
+            if line.strip() and not line.startswith("#")]
+
+
+def header_of(text: str) -> list[str]:
+    """The comment lines at the top of a command list, without ``# `` (its
+    SPDX line left out): :func:`render_script`'s *header*."""
+    out = []
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        if "SPDX-License-Identifier" not in line:
+            out.append(line[1:].removeprefix(" "))
+    return out

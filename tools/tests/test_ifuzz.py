@@ -6,13 +6,15 @@ watch and the shrinker (tools/ifuzz runs the rest in the guest)."""
 import os
 import re
 import subprocess
+import sys
 
 import pytest
 
 from rbtilib import ifuzz, ifuzz_run
 from rbtilib.driver import parse_trees
 from rbtilib.ifuzz import ALLOWED, ANY_WRITE, Cmd, generate, unexpected
-from rbtilib.ifuzz_script import decode, encode, parse_script, render_script
+from rbtilib.ifuzz_script import (REPLAYER, decode, encode, parse_script,
+                                  render_script)
 
 REPO = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir)
 TREES = """rbtree-inspector format 1
@@ -380,13 +382,15 @@ def _fuzzer_module():
 
 def test_the_corpus_runs_first_unless_its_tree_or_corruption_is_left_out(
         trees, tmp_path):
-    """Every script of tools/ifuzz-corpus parses; the first writer of
-    round 0 runs them first; a script on a tree not fuzzed, or with a
+    """Every entry of tools/ifuzz-corpus parses; the first writer of
+    round 0 runs them first; an entry on a tree not fuzzed, or with a
     corruption --exclude names, is left out."""
     cli = _fuzzer_module()
     corpus = os.path.join(REPO, "tools", "ifuzz-corpus")
-    names = sorted(n for n in os.listdir(corpus) if n.endswith(".sh"))
-    assert "interval-parent-climb.sh" in names
+    names = sorted(os.listdir(corpus))
+    assert "interval-parent-climb.ifuzz" in names
+    assert all(n.endswith(".ifuzz") for n in names), \
+        "a corpus entry is a command list: its replayer is generated"
     for n in names:
         with open(os.path.join(corpus, n)) as f:
             assert parse_script(f.read())
@@ -405,3 +409,39 @@ def test_the_corpus_runs_first_unless_its_tree_or_corruption_is_left_out(
     assert Cmd("q", "interval/find", b"7") not in \
         fuzzer().corpus(no_interval)
     assert fuzzer(where="").corpus(trees) == []
+
+
+def test_a_corpus_entry_is_a_command_list_its_replay_script_generated(
+        tmp_path):
+    """The corpus holds the commands only; --replay-script renders the
+    shell script with today's replayer, and the fuzzer reads both forms
+    (a script it wrote, a command list) as the same commands."""
+    entry = os.path.join(REPO, "tools", "ifuzz-corpus",
+                         "interval-parent-climb.ifuzz")
+    with open(entry) as f:
+        text = f.read()
+    assert "IFUZZ_END" not in text and "python3" not in text
+    proc = subprocess.run([sys.executable, os.path.join(REPO, "tools",
+                                                        "ifuzz"),
+                           "--replay-script", entry],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    script = proc.stdout
+    assert script.startswith("#!/bin/sh\n") and REPLAYER.split("\n")[0] \
+        in script
+    assert parse_script(script) == parse_script(text)
+    assert "# interval-parent-climb: after `corrupt parent 2`" in script
+    assert script.count("SPDX-License-Identifier") == 1
+    written = tmp_path / "x.sh"
+    written.write_text(script)
+    cli = _fuzzer_module()
+    args = type("A", (), {"exclude": [], "corpus": str(tmp_path)})
+    trees = parse_trees(TREES)
+    assert cli.Fuzzer(args).corpus(trees) == parse_script(text)
+    bad = tmp_path / "bad.ifuzz"
+    bad.write_text("w interval/insert\n")
+    proc = subprocess.run([sys.executable, os.path.join(REPO, "tools",
+                                                        "ifuzz"),
+                           "--replay-script", str(bad)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "bad.ifuzz" in proc.stderr
