@@ -29,6 +29,7 @@ order and the ties of the real keys.  Keys and augments are expressions
 from ..record import record
 from .expr import (Base, Bytes, Const, Expr, Get, IfNeg, Load, S64,
                    Tuple)
+from .walk import Layout, TreeSpec
 
 
 class Unfit(Exception):
@@ -50,6 +51,7 @@ class Order:
     aug: Expr | None = None         # (entry, ctx) -> stored value
     aug_rule: str | None = None     # 'max' | 'min'
     aug_value: Expr | None = None
+    aug_value_name: str | None = None   # the dump's name of aug_value
     base: int | None = None
     note: str = ""
     hex: frozenset = frozenset()
@@ -63,6 +65,31 @@ class Ctx:
 
     def __init__(self, mem, base: int = 0) -> None:
         self.mem, self.base = mem, base
+
+
+def order_spec(order: Order, layout: Layout, name: str, root: int, *,
+               leftmost: int | None = None,
+               container: int | None = None) -> TreeSpec:
+    """The :class:`~.walk.TreeSpec` of one tree of a kind ordered by
+    *order*: its root slot (``&root.rb_node``), its leftmost cache slot
+    where its root is an ``rb_root_cached``, and the address of the struct
+    holding the root where the order reads a base there.  The census and
+    ``rbti kernel``'s presets both build their trees here."""
+    base = container + order.base \
+        if order.base is not None and container is not None else None
+    # (mem: the pass's reader, so that a key's reads beyond its entry
+    # are the pass's too.)
+    context = ((lambda mem: Ctx(mem, mem.int(base, 8, False)))
+               if base is not None else Ctx)
+    flags = {"dup" if order.dup else "unique"}
+    if leftmost is not None:
+        flags.add("leftmost")
+    return TreeSpec(name, layout, root, order.key, flags=frozenset(flags),
+                    leftmost_slot=leftmost, aug_name=order.aug_name,
+                    aug=order.aug, aug_rule=order.aug_rule,
+                    aug_value=order.aug_value,
+                    aug_value_name=order.aug_value_name, context=context,
+                    base_slot=base, note=order.note, hex=order.hex)
 
 
 def _has(prog, type_name: str, member: str) -> bool:
@@ -105,7 +132,8 @@ def cfs(prog) -> Order:
     if eevdf:
         aug = dict(aug_name="min_vruntime", aug_rule="min",
                    aug=S64(_get("min_vruntime") - Base()),
-                   aug_value=S64(_get("vruntime") - Base()))
+                   aug_value=S64(_get("vruntime") - Base()),
+                   aug_value_name="vruntime")
     return Order("struct sched_entity", "run_node",
                  S64(_get(order) - Base()),
                  base=base_off, note=f"key: {order} - {base or '0'}",
@@ -178,6 +206,7 @@ def vmap_free(prog) -> Order:
     return Order("struct vmap_area", "rb_node", _get("va_start"), dup=False,
                  aug_name="subtree_max_size", aug=_get("subtree_max_size"),
                  aug_rule="max", aug_value=_get("va_end") - _get("va_start"),
+                 aug_value_name="va_size",
                  note="key: va_start; aug: max of va_end - va_start",
                  hex=frozenset({"key", "aug"}))
 

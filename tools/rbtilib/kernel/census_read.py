@@ -18,7 +18,7 @@ from ..dump import format_dump
 from ..record import record, replace
 from . import Changed, Fault, KernelError
 from . import ccore
-from .census_kinds import KINDS, Ctx, Unfit
+from .census_kinds import KINDS, Unfit, order_spec
 from .expr import Const
 from .stable import extra_violations, number, to_tree
 from .walk import DictType, Layout, TreeSpec, read_checked
@@ -115,19 +115,8 @@ class Specs:
                             flags=frozenset(flags | {"dup"}),
                             leftmost_slot=left, note="structure only")
         order, layout = got
-        base = inst.container + order.base if order.base is not None \
-            else None
-        # (mem: the pass's reader, so that a key's reads beyond its entry
-        # are the pass's too.)
-        context = ((lambda mem: Ctx(mem, mem.int(base, 8, False)))
-                   if base is not None else Ctx)
-        flags.add("dup" if order.dup else "unique")
-        return TreeSpec(inst.name, layout, inst.root, order.key,
-                        flags=frozenset(flags), leftmost_slot=left,
-                        aug_name=order.aug_name, aug=order.aug,
-                        aug_rule=order.aug_rule, aug_value=order.aug_value,
-                        context=context, base_slot=base, note=order.note,
-                        hex=order.hex)
+        return order_spec(order, layout, inst.name, inst.root,
+                          leftmost=left, container=inst.container)
 
 
 def _ranked(snap):

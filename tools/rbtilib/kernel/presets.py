@@ -6,6 +6,8 @@ from typing import Callable
 from . import KernelError
 from .debuginfo import DrgnType, _drgn, module_object, unalias
 from ..dump import FLAG_ORDER
+from . import census_kinds as kinds
+from .census_kinds import Unfit, order_spec
 from .walk import Layout, TreeSpec, s64, u64
 
 
@@ -57,12 +59,21 @@ def _field(name: str) -> Callable:
 MAX_VMAP_NODES = 4096
 
 
+def _order(prog, build):
+    """A census kind's order (:mod:`.census_kinds`: the one table of how a
+    kernel tree is keyed and augmented) and its entries' Layout."""
+    try:
+        order = build(prog)
+    except Unfit as e:
+        raise KernelError(f"not a kernel this preset knows: {e}") from None
+    return order, make_layout(prog, order.entry, order.node)
+
+
 def preset_vmap(prog, args) -> list:
-    lay = make_layout(prog, "struct vmap_area", "rb_node")
+    order, lay = _order(prog, kinds.vmap_busy)
     try:
         root, _ = _cached_root(prog["vmap_area_root"])
-        return [TreeSpec("vmap_area", lay, root, _field("va_start"),
-                         hex=frozenset({"key"}))]
+        return [order_spec(order, lay, "vmap_area", root)]
     except KeyError:
         pass
     try:
@@ -76,22 +87,14 @@ def preset_vmap(prog, args) -> list:
     out = []
     for i in range(count):
         root, _ = _cached_root(nodes[i].busy.root)
-        out.append(TreeSpec(f"vmap_area/node{i}", lay, root,
-                            _field("va_start"), hex=frozenset({"key"})))
+        out.append(order_spec(order, lay, f"vmap_area/node{i}", root))
     return out
 
 
 def preset_free_vmap(prog, args) -> list:
-    # mm/vmalloc.c: RB_DECLARE_CALLBACKS_MAX(..., subtree_max_size, va_size)
-    # with va_size(va) = va_end - va_start (bytes, in 6.1 and 6.12).
-    lay = make_layout(prog, "struct vmap_area", "rb_node")
+    order, lay = _order(prog, kinds.vmap_free)
     root, _ = _cached_root(prog["free_vmap_area_root"])
-    return [TreeSpec("free_vmap_area", lay, root, _field("va_start"),
-                     aug_name="subtree_max_size",
-                     aug=_field("subtree_max_size"), aug_rule="max",
-                     aug_value=lambda e, c: e.va_end - e.va_start,
-                     aug_value_name="va_size",
-                     hex=frozenset({"key", "aug"}))]
+    return [order_spec(order, lay, "free_vmap_area", root)]
 
 
 def _cpus(prog) -> list:
@@ -100,47 +103,17 @@ def _cpus(prog) -> list:
 
 
 def preset_cfs(prog, args) -> list:
-    """Every CPU's CFS runqueue, as the running kernel's own types lay it
-    out (read from debug info, no table per version):
-
-    - before EEVDF (6.1): ordered by vruntime, leftmost cached;
-    - with EEVDF (sched_entity has min_vruntime; 6.6 on): ordered by
-      deadline, and augmented: each entity's min_vruntime is the least
-      vruntime of its subtree (kernel/sched/fair.c, min_vruntime_update).
-
-    The scheduler's clocks wrap and compare by signed difference, so keys
-    and augments are read relative to the runqueue's base: its
-    min_vruntime, or zero_vruntime where a kernel keeps that instead."""
+    """Every CPU's CFS runqueue, ordered as census_kinds.cfs() says (by
+    vruntime before EEVDF, by deadline and augmented by min_vruntime from
+    6.6 on, both relative to the runqueue's base)."""
     from drgn.helpers.linux.percpu import per_cpu
-    lay = make_layout(prog, "struct sched_entity", "run_node")
-    se_type = prog.type("struct sched_entity")
-    eevdf = se_type.has_member("min_vruntime") and se_type.has_member(
-        "deadline")
-    rq_type = prog.type("struct cfs_rq")
-    base = next((m for m in ("min_vruntime", "zero_vruntime")
-                 if rq_type.has_member(m)), None)
-    order = "deadline" if eevdf else "vruntime"
+    order, lay = _order(prog, kinds.cfs)
     out = []
     for cpu in _cpus(prog):
         cfs = per_cpu(prog["runqueues"], cpu).cfs
         root, left = _cached_root(cfs.tasks_timeline)
-        ctx = ((lambda pmem, m=getattr(cfs, base).address_:
-                pmem.int(m, 8, False)) if base else (lambda pmem: 0))
-        aug = {}
-        if eevdf:
-            aug = dict(aug_name="min_vruntime",
-                       aug=lambda e, c: s64(e.min_vruntime - c),
-                       aug_rule="min",
-                       aug_value_name="vruntime",
-                       aug_value=lambda e, c: s64(e.vruntime - c))
-        out.append(TreeSpec(
-            f"cfs/cpu{cpu}", lay, root,
-            lambda e, c, f=order: s64(getattr(e, f) - c),
-            flags=frozenset({"dup", "leftmost"}),
-            leftmost_slot=left, context=ctx,
-            note=f"key: {order} - {base or '0'}"
-            + (f"; aug: min_vruntime - {base or '0'}" if eevdf else ""),
-            **aug))
+        out.append(order_spec(order, lay, f"cfs/cpu{cpu}", root,
+                              leftmost=left, container=int(cfs.address_)))
     return out
 
 
@@ -151,17 +124,15 @@ HRTIMER_BASES = ("monotonic", "realtime", "boottime", "tai",
 
 def preset_hrtimer(prog, args) -> list:
     from drgn.helpers.linux.percpu import per_cpu
-    lay = make_layout(prog, "struct timerqueue_node", "node")
+    order, lay = _order(prog, kinds.timerqueue)
     out = []
     for cpu in _cpus(prog):
         cpu_base = per_cpu(prog["hrtimer_bases"], cpu)
         for i, base in enumerate(cpu_base.clock_base):
             root, left = _cached_root(base.active.rb_root)
             name = HRTIMER_BASES[i] if i < len(HRTIMER_BASES) else str(i)
-            out.append(TreeSpec(f"hrtimer/cpu{cpu}/{name}", lay, root,
-                                _field("expires"),
-                                flags=frozenset({"dup", "leftmost"}),
-                                leftmost_slot=left))
+            out.append(order_spec(order, lay, f"hrtimer/cpu{cpu}/{name}",
+                                  root, leftmost=left))
     return out
 
 
@@ -171,13 +142,9 @@ def preset_kernfs(prog, args) -> list:
     kn = kernfs_walk(prog["sysfs_root_kn"], path.strip("/"))
     if not kn:
         raise KernelError(f"no sysfs directory {path!r}")
-    lay = make_layout(prog, "struct kernfs_node", "rb")
+    order, lay = _order(prog, kinds.kernfs)
     root, _ = _cached_root(kn.dir.children)
-    # kernfs_sd_compare(): hash, then namespace, then name: equal hashes
-    # are legal, so the tree is a dup tree on the hash.
-    return [TreeSpec(f"kernfs:/sys/{path.strip('/')}", lay, root,
-                     _field("hash"), flags=frozenset({"dup"}),
-                     note="key: name hash")]
+    return [order_spec(order, lay, f"kernfs:/sys/{path.strip('/')}", root)]
 
 
 FLAG_BITS = FLAG_ORDER
