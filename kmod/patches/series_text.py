@@ -24,10 +24,15 @@ config RBTREE_KUNIT_TEST
 
 
 FAMILY_MSG = """\
-lib/rbtree_test.c and lib/interval_tree_test.c are timing loops with a
-consistency check, run by loading a module and reading the kernel log;
-nothing tests the cached, augmented, latch or RCU helpers.  Add a KUnit
-suite for the library, one behaviour a case as lib/list-test.c:
+lib/rbtree_test.c and lib/interval_tree_test.c are modules run by
+loading them and reading the kernel log.  lib/rbtree_test.c times its
+loops and checks the tree after every step (order, colours, black height,
+and, with RB_DECLARE_CALLBACKS_MAX(), every augmented value);
+lib/interval_tree_test.c only times its queries and checks nothing.
+Neither covers rb_add_cached()/rb_erase_cached(),
+rb_add_augmented_cached(), the latch tree or the RCU helpers, and
+neither runs under KUnit.  Add a KUnit suite for the library, one
+behaviour a case as lib/list-test.c:
 
  - the empty tree and RB_EMPTY_NODE(); rb_add() and rb_erase() with the
    checks of lib/rbtree_test.c after every operation (order, no red node
@@ -41,9 +46,12 @@ suite for the library, one behaviour a case as lib/list-test.c:
    rb_erase_augmented(), and rb_add_augmented_cached() with
    rb_erase_augmented_cached(): every subtree's max after every step;
  - an interval tree (INTERVAL_TREE_DEFINE()): the queries of
-   lib/interval_tree_test.c against a scan of every interval, and each
-   node's subtree_last, after every removal;
- - a latch tree: both copies find every key, an erased key is gone;
+   lib/interval_tree_test.c, each returning exactly the intervals a scan
+   finds, node by node, and each node's subtree_last, after every
+   removal;
+ - a latch tree: latch_tree_find() of every key in copy 0 and, with the
+   sequence moved on as a writer moves it, in copy 1; an erased key is
+   gone from both;
  - rb_find_add_rcu() and rb_find_rcu().
 
 The timing loops stay in lib/rbtree_test.c and lib/interval_tree_test.c.
@@ -99,9 +107,11 @@ opening comment: a 12th argument (the count member); a cache member given
 implies its flag; the comparison is long (*)(const KEY *, const KEY *),
 checked rather than cast; insert_near and find_near, unfinished in v2,
 are implemented and return what a search from the root returns, from
-any hint in the tree; RB_HAS_COUNT, RB_INSERT_REPLACES and augmented
-trees are new.  The names of the internals are neutral (rb_generic_*,
-__rb_generic_*).
+any hint in the tree; RB_HAS_COUNT and RB_INSERT_REPLACES are new; v2's
+augment argument ("augmented not yet tested" in its notes) takes the
+callbacks of RB_DECLARE_CALLBACKS() and is applied on every insert,
+replace and remove, and tested.  The names of the internals are neutral
+(rb_generic_*, __rb_generic_*).
 
 The headers get a MAINTAINERS entry of their own: no entry covers
 <linux/rbtree.h>, and this one names who answers for the new code.
@@ -260,14 +270,18 @@ rbtree: KUnit tests, CONFIG_DEBUG_RBTREE and typed generic trees
 Red-black trees have nothing like CONFIG_DEBUG_LIST: lib/rbtree.c trusts
 every pointer, and a node linked into a taken slot, erased twice or
 overwritten by a stray write shows up much later as a hang or an oops
-elsewhere.  The library's own tests (lib/rbtree_test.c,
-lib/interval_tree_test.c) are timing modules, and nothing tests the
-cached, augmented, latch or RCU helpers.
+elsewhere.  The library's own tests are modules that print to the kernel
+log: lib/rbtree_test.c times its loops and checks the tree after every
+step, augmented values included (RB_DECLARE_CALLBACKS_MAX());
+lib/interval_tree_test.c only times.  Neither covers the cached insert
+and erase, rb_add_augmented_cached(), the latch tree or the RCU helpers.
 
-Patch 1 adds a KUnit suite for the library: the checks of both test
-modules after every operation, and cases for rb_add_cached() /
+Patch 1 adds a KUnit suite for the library: lib/rbtree_test.c's checks
+after every operation, lib/interval_tree_test.c's queries checked node
+by node against a scan, and cases for rb_add_cached() /
 rb_erase_cached(), RB_DECLARE_CALLBACKS_MAX(), rb_add_augmented_cached()
-(6.6), the latch tree, and rb_find_rcu() / rb_find_add_rcu() (6.12).
+(6.6), the latch tree (both copies searched), and rb_find_rcu() /
+rb_find_add_rcu() (6.12).
 
 Patch 2 adds CONFIG_DEBUG_RBTREE: local checks of the links around the
 node on every insert (rb_link_node(), rb_link_node_rcu()), erase
