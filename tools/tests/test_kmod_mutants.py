@@ -278,3 +278,25 @@ def test_a_mutant_of_code_built_on_a_later_kernel_runs_there(monkeypatch):
     mutants = {x.name: x for x in run.parse(open(os.path.join(
         os.path.dirname(RUN), "mutants.txt")).read())}
     assert mutants["rcu-no-write-seqcount"].kernel == "6.12"
+
+
+def test_a_run_of_kept_results_only_cleans_up_without_a_touched_list(
+        tmp_path, monkeypatch):
+    """When every mutant's result is a kept one, no mutant was built and
+    out/mutants/touched was never written: the clean-up must not fail
+    (it did, after writing the table, with exit status 2)."""
+    run = load()
+    monkeypatch.setattr(run, "REPO", str(tmp_path))
+    cleaned = []
+    monkeypatch.setattr(run, "clean_module_dir",
+                        lambda root, kernel: cleaned.append(kernel))
+    monkeypatch.delenv("RBTI_KERNEL", raising=False)
+    mutants = [run.Mutant("a", "f", "", "x", "y"),
+               run.Mutant("b", "f", "", "x", "y", "6.12")]
+    run.clean_copy(mutants)
+    assert cleaned == ["6.1", "6.12"]
+    touched = tmp_path / "out" / "mutants" / "touched"
+    touched.parent.mkdir(parents=True)
+    touched.write_text("kmod/f\n")
+    run.clean_copy(mutants)
+    assert not touched.exists()
