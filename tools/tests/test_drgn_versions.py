@@ -14,6 +14,7 @@ from rbtilib import kernel
 from rbtilib.kernel import debuginfo, drgnload, kdump, vmcore
 
 from test_kernel_vmcore import _qemu_core
+from tests_support.fakedrgn import FakeDrgn, FakeModule
 
 MISSING_22 = ("could not get debugging information for:\nkernel (could "
               "not find vmlinux for 6.1.0)\nkernel modules (could not find "
@@ -38,11 +39,6 @@ def test_the_version_as_numbers(text, want):
     assert drgnload.version(drgn) == want
 
 
-class _Module:
-    def __init__(self, path):
-        self.debug_file_path = path
-
-
 def _prog_31(kernel_file, missing=True):
     """A program of drgn 0.0.31: its main module, the kernel, has
     *kernel_file* as its debug file (None: none; LookupError: there is no
@@ -51,7 +47,7 @@ def _prog_31(kernel_file, missing=True):
         def main_module(self):
             if kernel_file is LookupError:
                 raise LookupError("main module not created")
-            return _Module(kernel_file)
+            return FakeModule(kernel_file)
     return Program()
 
 
@@ -73,34 +69,6 @@ def test_a_missing_vmlinux_is_told_from_a_missing_module(prog, error, want):
     assert debuginfo.kernel_info_missing(prog, Exception(error)) is want
 
 
-class _Drgn:
-    """The part of drgn open_program uses on a dump, as *version* has it:
-    load_debug_info raises *missing* (if any); from 0.0.31 the program has
-    a main module whose debug file is *kernel_file*."""
-
-    _with_libkdumpfile = True
-
-    class MissingDebugInfoError(Exception):
-        pass
-
-    def __init__(self, version, missing="", kernel_file=None):
-        self.__version__ = version
-        self.loads = []
-        drgn = self
-
-        class Program:
-            def set_core_dump(self, path):
-                pass
-
-            def load_debug_info(self, paths, default=False):
-                drgn.loads.append((list(paths), default))
-                if missing:
-                    raise drgn.MissingDebugInfoError(missing)
-        if drgnload.version(self) >= drgnload.MODULE_API:
-            Program.main_module = lambda self: _Module(kernel_file)
-        self.Program = Program
-
-
 def _open(monkeypatch, fake, core, probe=None, **kw):
     monkeypatch.setattr(debuginfo, "_drgn", lambda: fake)
     monkeypatch.setattr(kdump, "probe", lambda path: probe)
@@ -120,7 +88,7 @@ def test_a_dump_without_vmlinux_names_the_dbg_package(version, missing,
     went on without the kernel's debug info and found nothing)."""
     path, _, _ = _qemu_core(tmp_path)
     with pytest.raises(kernel.KernelError) as e:
-        _open(monkeypatch, _Drgn(version, missing), path)
+        _open(monkeypatch, FakeDrgn(version, missing), path)
     assert "linux-image-6.1.0-dbg" in str(e.value)
     assert str(e.value).endswith("pass --vmlinux PATH")
 
@@ -134,7 +102,7 @@ def test_a_missing_module_file_is_no_error(version, missing, tmp_path,
     path, _, _ = _qemu_core(tmp_path)
     vmlinux = tmp_path / "vmlinux"
     vmlinux.write_bytes(b"\x7fELF")
-    fake = _Drgn(version, missing, kernel_file=str(vmlinux))
+    fake = FakeDrgn(version, missing, kernel_file=str(vmlinux))
     _open(monkeypatch, fake, path, vmlinux=str(vmlinux))
     assert fake.loads == [([str(vmlinux)], False)]
 
@@ -152,7 +120,7 @@ def test_a_flattened_dump_drgn_cannot_read_is_refused(tmp_path,
     makedumpfile -R."""
     flat = _flat(tmp_path)
     with pytest.raises(kernel.KernelError, match="'makedumpfile -R NEWFILE"):
-        _open(monkeypatch, _Drgn("0.0.22"), flat,
+        _open(monkeypatch, FakeDrgn("0.0.22"), flat,
               probe="kdump_open: Unknown file format",
               vmlinux=str(tmp_path / "dump.flat"))
 
@@ -165,7 +133,7 @@ def test_a_flattened_dump_drgn_reads_is_read_with_a_notice(tmp_path,
     flat = _flat(tmp_path)
     vmlinux = tmp_path / "vmlinux"
     vmlinux.write_bytes(b"\x7fELF")
-    fake = _Drgn("0.0.31", kernel_file=str(vmlinux))
+    fake = FakeDrgn("0.0.31", kernel_file=str(vmlinux))
     _open(monkeypatch, fake, flat, vmlinux=str(vmlinux))
     err = capsys.readouterr().err
     assert "flattened format (makedumpfile -F), which this drgn (0.0.31) " \

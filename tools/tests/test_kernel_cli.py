@@ -9,6 +9,7 @@ import pytest
 from rbtilib import kernel
 from rbtilib.kernel import commands, debuginfo, stable, walk
 from rbtilib.dump import parse_dump
+from tests_support.fakedrgn import FakeDrgn
 from tests_support.kmem import GOOD, LAYOUT, ROOT_SLOT, build, read, spec
 
 
@@ -262,27 +263,6 @@ def test_module_object_places_unrelocated_symbols(tmp_path, monkeypatch):
         debuginfo.module_object(live, "rbti_trees", str(syms))
 
 
-class FakeDrgn:
-    """The part of drgn open_program uses; records load_debug_info."""
-
-    class MissingDebugInfoError(Exception):
-        pass
-
-    def __init__(self, missing: str = "") -> None:
-        self.loads, self.missing = [], missing
-        drgn = self
-
-        class Program:
-            def set_core_dump(self, path):
-                pass
-
-            def load_debug_info(self, paths, default=False):
-                drgn.loads.append((list(paths), default))
-                if drgn.missing:
-                    raise drgn.MissingDebugInfoError(drgn.missing)
-        self.Program = Program
-
-
 def open_live(monkeypatch, tmp_path, fake, **kw):
     import argparse
     monkeypatch.setattr(debuginfo, "_drgn", lambda: fake)
@@ -312,7 +292,8 @@ def test_drgn_searches_for_the_vmlinux_only_where_rbti_found_none(
     monkeypatch.setattr(debuginfo, "build_id_of_elf", lambda p: "ccdd")
     open_live(monkeypatch, tmp_path, fake)
     assert fake.loads[-1] == ([], True)
-    missing = FakeDrgn("missing debugging symbols for kernel (vmlinux)")
+    missing = FakeDrgn(missing="missing debugging symbols for kernel "
+                       "(vmlinux)")
     with pytest.raises(kernel.KernelError, match="build id aabb.*drgn: "
                        "missing debugging symbols"):
         open_live(monkeypatch, tmp_path, missing)
