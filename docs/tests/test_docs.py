@@ -220,7 +220,8 @@ def test_results_writes_the_page_of_times(tmp_path):
 
 def test_the_page_of_times_keeps_the_runs_and_their_medians(tmp_path):
     """Each run adds a row to the page's table of runs; cold and warm runs
-    get a median each, a run beside the CPU hog is listed but not counted."""
+    get a median each, a run beside the CPU hog is listed but not counted;
+    the newest cold run's build times stay on the page after warm runs."""
     results = tmp_path / "test"
     results.mkdir()
     (results / "expected").write_text("static host 900\n")
@@ -240,6 +241,9 @@ def test_the_page_of_times_keeps_the_runs_and_their_medians(tmp_path):
     out = page.read_text()
     assert "- cold: median 2000 s of 1 run, spread 2000-2000 s" in out
     assert "- warm: median 1100 s of 3 runs, spread 1000-1400 s" in out
+    cold = out.split("The builds of the newest cold run", 1)[1]
+    assert "| the 6.1 debug kernel | 900 s |" in cold.split("Runs of", 1)[0]
+    assert out.count("| the 6.1 debug kernel | cached |") == 1
     rows = [ln for ln in out.splitlines() if re.match(r"\| \w+(-dirty)? \| 20[\d: -]+UTC \| (cold|warm)", ln)]
     assert [r.split(" | ")[2:4] for r in rows] == [
         ["warm, hog", "9999"], ["warm", "1100"], ["warm", "1400"], ["warm", "1000"],
