@@ -168,12 +168,19 @@ def round_robin(insts: list) -> list:
 
 
 def slab_gone(prog, inst, out: Outcome) -> Outcome:
-    """A tree in a slab object (the slab route: anon_vmas, inodes) that
-    reads broken or unreadable counts only if its object is still
-    allocated in its cache once it has been read: an object freed while
-    the census read it, its page given to other data, is read as stable
-    garbage; that tree changed (it went), it did not break."""
-    if inst.route != "slab" or out.state not in ("violation", "unreadable"):
+    """A tree that reads broken or unreadable counts only if its route
+    still leads to it once it has been read: an object of the slab route
+    (anon_vmas, inodes) still allocated in its cache, a lock still waited
+    on by the waiter it was found through (:attr:`Instance.still`).  An
+    object freed while the census read it, its memory given to other
+    data, is read as stable garbage; that tree changed (it went), it did
+    not break."""
+    if out.state not in ("violation", "unreadable"):
+        return out
+    if inst.still is not None and not inst.still():
+        return Outcome("changing", error=f"{inst.name}: its route no "
+                       "longer leads to it", reads=out.reads)
+    if inst.route != "slab":
         return out
     from .census_slab import allocated
     if allocated(prog, inst.root, inst.name.split(" ", 1)[0]):

@@ -32,8 +32,18 @@ from . import Fault, KernelError
 from .debuginfo import _drgn, unalias
 from .walk import TreeSpec
 
-ROOT_TYPES = {"rb_root": False, "rb_root_cached": True}
-"""Root struct tags, and whether they cache the leftmost node."""
+ROOT_TYPES = {"rb_root": False, "rb_root_cached": True,
+              "rb_root_linked": True}
+"""Root struct tags, and whether they cache the leftmost node: both
+rb_root_cached and 7.x's rb_root_linked keep it in the word after the
+rb_root (rb_root_linked's points to a struct rb_node_linked, whose
+rb_node comes first)."""
+
+ADDRESS_MASK = (1 << 64) - 1
+"""A CPU's copy of a per-CPU variable is the symbol's address plus the
+CPU's __per_cpu_offset, modulo 2**64: where x86-64's per-CPU symbols
+are kernel image addresses (7.3; 6.1's and 6.12's are small offsets from
+0), the offsets wrap them around into the per-CPU areas."""
 
 MAX_ARRAY = 4096
 """Array members longer than this are not searched (none in the kernels
@@ -67,6 +77,10 @@ class Instance:
     container: int              # the container struct's address
     spec: TreeSpec | None = None    # a ready spec (the module's trees)
     routes: set | None = None
+    # () -> bool: whether the route still leads to this root, asked once
+    # its tree read broken or unreadable (a lock a waiter on a stack
+    # pointed to may be gone since); None: a route that always does.
+    still: object = None
 
 
 def kind_name(container: str, path: str) -> str:
@@ -186,14 +200,14 @@ class Finder:
         self.notes: list = []
 
     def add(self, kind: str, route: str, name: str, root: int,
-            cached: bool, container: int, spec=None) -> bool:
+            cached: bool, container: int, spec=None, still=None) -> bool:
         if root in self.found:
             inst = self.found[root]
             if inst is not None:        # None: claimed by another tree
                 inst.routes.add(route)
             return False
         self.found[root] = Instance(kind, route, name, root, cached,
-                                    container, spec, {route})
+                                    container, spec, {route}, still)
         return True
 
     def copy(self) -> "Finder":
@@ -202,7 +216,7 @@ class Finder:
         out = Finder(self.prog, self.mem, self.types)
         out.found = {a: None if i is None else Instance(
             i.kind, i.route, i.name, i.root, i.cached, i.container, i.spec,
-            set(i.routes)) for a, i in self.found.items()}
+            set(i.routes), i.still) for a, i in self.found.items()}
         out.skipped, out.notes = dict(self.skipped), list(self.notes)
         return out
 
@@ -211,7 +225,7 @@ class Finder:
         self.found.setdefault(root, None)
 
     def add_slots(self, slots: list, base: int, route: str,
-                  name: str) -> None:
+                  name: str, still=None) -> None:
         for s in slots:
             if s.union:
                 self.skipped[s.kind] = "in a union member"
@@ -219,10 +233,12 @@ class Finder:
             sep = "" if s.path.startswith("[") else "."
             self.add(s.kind, route,
                      f"{name}{sep}{s.path}" if s.path else name,
-                     base + s.offset, s.cached, base + s.container)
+                     base + s.offset, s.cached, base + s.container,
+                     still=still)
 
-    def add_object(self, type_, addr: int, route: str, name: str) -> None:
-        self.add_slots(self.types.of(type_), addr, route, name)
+    def add_object(self, type_, addr: int, route: str, name: str,
+                   still=None) -> None:
+        self.add_slots(self.types.of(type_), addr, route, name, still)
 
     def instances(self) -> list:
         return [i for i in self.found.values() if i is not None]
@@ -281,8 +297,8 @@ def find_variables(f: Finder) -> int:
             continue
         if percpu:
             for cpu, off in offsets:
-                f.add_slots(slots, sym.address + off, "percpu",
-                            f"{sym.name}[cpu{cpu}]")
+                f.add_slots(slots, (sym.address + off) & ADDRESS_MASK,
+                            "percpu", f"{sym.name}[cpu{cpu}]")
         else:
             f.add_slots(slots, sym.address, "global", sym.name)
     f.notes.append(f"variables: {looked} symbols, {ambiguous} whose name "

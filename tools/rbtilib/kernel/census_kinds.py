@@ -2,7 +2,8 @@
 """The kinds of tree ``rbti census`` knows the order of.
 
 A *kind* is where a root lives: the innermost named struct holding a
-``struct rb_root`` or ``rb_root_cached`` and the member's path in it
+``struct rb_root``, ``rb_root_cached`` or ``rb_root_linked`` (7.x) and
+the member's path in it
 (``cfs_rq.tasks_timeline``, ``timerqueue_head.rb_root``), or for a root that
 is a variable of its own, the variable's name (``vmap_area_root``).  Every
 tree of every kind gets the structure checks (colours, black height,
@@ -190,6 +191,16 @@ def timerqueue(prog) -> Order:
                  note="key: expires")
 
 
+def timerqueue_linked(prog) -> Order:
+    """timerqueue_linked_head.rb_root (7.x's hrtimers): by expiry, equal
+    ones after; an rb_root_linked, whose leftmost cache the structure
+    checks cover (its prev/next thread of the nodes is not read)."""
+    _need(prog, "struct timerqueue_linked_node", "node", "expires")
+    _need(prog, "struct rb_node_linked", "node")
+    return Order("struct timerqueue_linked_node", "node.node",
+                 _get("expires"), note="key: expires")
+
+
 def vmap_busy(prog) -> Order:
     """A tree of busy vmap areas (vmap_area_root on 6.1, rb_list.root of
     vmap_nodes[] on 6.12): by start address, unique."""
@@ -267,12 +278,29 @@ def i_mmap(prog) -> Order:
                  note="interval tree: vm_pgoff .. last page; aug: max last")
 
 
+def _anon_pgoff(prog) -> Expr:
+    """vma_start_anon_pgoff() (7.x): a vma's anonymous page offset, kept
+    apart from vm_pgoff as two 32-bit halves, __vm_anon_pgoff_hi << 32
+    plus __vm_anon_pgoff_lo.  The walk's expressions have no left shift:
+    hi << 32 is the 8 bytes that end with hi, less their low 4 bytes
+    (both loads lie inside the vma: hi is not its first member)."""
+    _need(prog, "struct vm_area_struct", "__vm_anon_pgoff_hi")
+    vma = _get("vma")
+    lo = _offset(prog, "struct vm_area_struct", "__vm_anon_pgoff_lo")
+    hi = _offset(prog, "struct vm_area_struct", "__vm_anon_pgoff_hi")
+    if hi < 4:
+        raise Unfit("vm_area_struct.__vm_anon_pgoff_hi is its first member")
+    return Load(vma, hi - 4) - Load(vma, hi - 4, 4) + Load(vma, lo, 4)
+
+
 def anon_vma(prog) -> Order:
     """anon_vma.rb_root: anon_vma_chains, an interval tree on their vma's
     pages (avc_start_pgoff(), avc_last_pgoff()), with rb_subtree_last."""
     _need(prog, "struct anon_vma_chain", "rb", "vma", "rb_subtree_last")
     pgoff, start, end = (Load(_get("vma"), off)
                          for off in _vma_fields(prog))
+    if _has(prog, "struct vm_area_struct", "__vm_anon_pgoff_lo"):
+        pgoff = _anon_pgoff(prog)
     return Order("struct anon_vma_chain", "rb", pgoff,
                  aug_name="rb_subtree_last", aug=_get("rb_subtree_last"),
                  aug_rule="max",
@@ -300,6 +328,7 @@ KINDS = {
     "task_struct.pi_waiters": pi_waiters,
     "rt_mutex_base.waiters": mutex_waiters,
     "timerqueue_head.rb_root": timerqueue,
+    "timerqueue_linked_head.rb_root": timerqueue_linked,
     "vmap_area_root": vmap_busy,
     "purge_vmap_area_root": vmap_busy,
     "rb_list.root": vmap_busy,

@@ -9,7 +9,8 @@ the caches wanted are looked at closely: a slab's allocated objects are
 those on neither its freelist nor the freelist of a CPU that allocates
 from it (hardened or not), each freelist walked at most as far as the
 slab has objects (drgn's own SLUB helper walks them without a bound, and
-a freelist read while it changes can run in a circle).  A slab page is
+a freelist read while it changes can run in a circle); from 7.x on,
+those on no freelist and in no sheaf.  A slab page is
 told by ``PG_slab`` in its flags (6.1) or by its page type ``PGTY_slab``
 (6.10 on).  A merged cache (other types' objects in it) is not read.
 """
@@ -18,12 +19,16 @@ from . import Fault
 from .census_find import Finder
 from .debuginfo import _drgn
 
-SLAB_CACHES = (("anon_vma", "struct anon_vma"),
-               ("shmem_inode_cache", "struct shmem_inode_info"),
-               ("proc_inode_cache", "struct proc_inode"),
-               ("inode_cache", "struct inode"),
-               ("sock_inode_cache", "struct socket_alloc"))
-"""Cache name -> the type of its objects."""
+SLAB_CACHES = (("anon_vma", ("struct anon_vma",)),
+               ("shmem_inode_cache", ("struct shmem_inode_info",)),
+               ("proc_inode_cache", ("struct proc_inode",)),
+               ("inode_cache", ("struct inode",)),
+               ("sock_inode_cache", ("struct sockfs_inode",
+                                     "struct socket_alloc")))
+"""Cache name -> the types its objects may have, newest kernel's first
+(7.3's sockets are a struct sockfs_inode, which holds the socket_alloc of
+6.1 and 6.12): the first the kernel has whose size is the cache's object
+size is read; a cache with none is not."""
 
 CHUNK = 2048
 """Struct pages read at once."""
@@ -103,10 +108,20 @@ def find_slab(f: Finder) -> int:
     drgn = _drgn()
     prog = f.prog
     caches = {}
-    for name, type_name in SLAB_CACHES:
+    for name, type_names in SLAB_CACHES:
         cache = find_slab_cache(prog, name)
-        if cache is None or not _has_type(prog, type_name):
+        if cache is None:
             continue
+        known = [t for t in type_names if _has_type(prog, t)]
+        size = int(cache.object_size)
+        fits = [t for t in known if prog.type(t).size == size]
+        if not fits:
+            if known:
+                f.notes.append(f"slab {name}: objects of {size} bytes, "
+                               f"not those of {' or '.join(known)}: "
+                               "not read")
+            continue
+        type_name = fits[0]
         if slab_cache_is_merged(cache):
             f.notes.append(f"slab {name}: merged with another cache, "
                            "not read")
@@ -160,13 +175,25 @@ def _freelist(prog, cache, head: int, limit: int) -> set:
     return out
 
 
+MAX_SHEAF = 1 << 12
+"""Objects read from one sheaf at most (a sheaf holds sheaf_capacity
+of them, tens; a torn size is not trusted beyond this)."""
+
+MAX_SHEAVES = 1 << 12
+"""Full sheaves read from one node's barn at most."""
+
+
 def _cpu_freelists(prog, cache) -> dict:
-    """Slab address -> the objects on the freelist of the CPU that
-    allocates from that slab of *cache* (it keeps the slab's free objects
-    there, not on the slab)."""
+    """The objects free to allocate outside the slabs' own freelists:
+    slab address -> the objects on the freelist of the CPU that allocates
+    from that slab (up to 6.x's per-CPU slab), and under the key None the
+    objects cached in sheaves (7.x's SLUB keeps freed objects in per-CPU
+    sheaves and the per-node barn's full ones, out of their slabs)."""
     from drgn.helpers.linux.cpumask import for_each_online_cpu
     from drgn.helpers.linux.percpu import per_cpu_ptr
     out: dict = {}
+    if not hasattr(cache, "cpu_slab"):
+        return {None: _sheaved(prog, cache)}
     for cpu in for_each_online_cpu(prog):
         c = per_cpu_ptr(cache.cpu_slab, cpu)
         slab = c.slab if hasattr(c, "slab") else c.page
@@ -176,12 +203,49 @@ def _cpu_freelists(prog, cache) -> dict:
     return out
 
 
+def _sheaved(prog, cache) -> set:
+    """The objects in *cache*'s sheaves: each online CPU's main, spare and
+    kfree_rcu() ones, and the full sheaves of each node's barn, each read
+    up to its size (at most :data:`MAX_SHEAF`).  A sheaf a caller holds
+    (kmem_cache_prefill_sheaf()) is nowhere to be found: its objects read
+    as allocated."""
+    from drgn.helpers.linux.cpumask import for_each_online_cpu
+    from drgn.helpers.linux.list import list_for_each_entry
+    from drgn.helpers.linux.percpu import per_cpu_ptr
+    out: set = set()
+    if not int(cache.cpu_sheaves):
+        return out
+    for cpu in for_each_online_cpu(prog):
+        pcs = per_cpu_ptr(cache.cpu_sheaves, cpu)
+        for sheaf in (pcs.main, pcs.spare, pcs.rcu_free):
+            out |= _sheaf(sheaf)
+    nodes = cache.per_node
+    for i in range(len(nodes)):
+        barn = nodes[i].barn
+        if not int(barn):
+            continue
+        full = list_for_each_entry("struct slab_sheaf",
+                                   barn.sheaves_full.address_of_(),
+                                   "barn_list")
+        for _, sheaf in zip(range(MAX_SHEAVES), full):
+            out |= _sheaf(sheaf)
+    return out
+
+
+def _sheaf(sheaf) -> set:
+    """The object addresses in one sheaf (NULL: none)."""
+    if not int(sheaf):
+        return set()
+    n = min(int(sheaf.size), MAX_SHEAF)
+    return {int(sheaf.objects[i]) for i in range(n)}
+
+
 def _free(prog, cache, slab, cpu: dict) -> set:
     """The free objects of *slab* (a ``slab_type()`` object of *cache*):
-    those on its freelist and on its CPU's (*cpu*, from
-    :func:`_cpu_freelists`)."""
+    those on its freelist, on its CPU's and in the cache's sheaves (*cpu*,
+    from :func:`_cpu_freelists`)."""
     return _freelist(prog, cache, int(slab.freelist), int(slab.objects)) | \
-        cpu.get(int(slab), set())
+        cpu.get(int(slab), set()) | cpu.get(None, set())
 
 
 def _objects(prog, cache, page: int, cpu: dict) -> list:

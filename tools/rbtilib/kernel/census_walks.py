@@ -86,13 +86,44 @@ def lock_waiters(f: Finder, inst, snap, spec) -> None:
     lock_off, = _Offsets.of(f.prog, "struct rt_mutex_waiter", "lock")
     base_t = f.prog.type("struct rt_mutex_base")
     for addr in snap.nodes:
+        slot = addr - spec.layout.node_off + lock_off
         try:
-            lock = f.mem.ptr(addr - spec.layout.node_off + lock_off)
+            lock = f.mem.ptr(slot)
         except Fault:
             continue
         if lock:
             f.add_object(base_t, lock, "pi-locks", f"lock {lock:#x} "
-                         f"(a waiter of {inst.name})")
+                         f"(a waiter of {inst.name})",
+                         still=_waits(f.mem, inst.root, addr, slot, lock,
+                                      spec.layout))
+
+
+MAX_WAITERS = 1 << 12
+"""Nodes of a task's pi_waiters looked through at most by :func:`_waits`."""
+
+
+def _waits(mem, root: int, node: int, slot: int, lock: int, layout):
+    """A check that the waiter whose rb_node is at *node* is still in the
+    tree rooted at *root* and still waits on *lock* (the word at *slot*):
+    a waiter lives on its task's stack, and a lock found through one that
+    has gone may be read as that stack's garbage.  Where it cannot be
+    told (a read faults), the check says it is."""
+    def still() -> bool:
+        try:
+            todo, seen = [mem.ptr(root)], set()
+            while todo and len(seen) < MAX_WAITERS:
+                n = todo.pop()
+                if not n or n in seen:
+                    continue
+                if n == node:
+                    return mem.ptr(slot) == lock
+                seen.add(n)
+                todo += [mem.ptr(n + layout.left_off),
+                         mem.ptr(n + layout.right_off)]
+            return len(seen) >= MAX_WAITERS
+        except Fault:
+            return True
+    return still
 
 
 CHILDREN = {"kernfs_elem_dir.children": kernfs_children,

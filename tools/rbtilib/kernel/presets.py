@@ -12,17 +12,20 @@ from .walk import Layout, TreeSpec, s64, u64
 
 
 def _cached_root(obj):
-    """(&root.rb_node, &leftmost or None) of an rb_root[_cached] object."""
+    """(&root.rb_node, &leftmost or None) of an rb_root, rb_root_cached
+    or rb_root_linked object."""
     drgn = _drgn()
     if unalias(obj.type_).kind == drgn.TypeKind.POINTER:
         obj = obj[0]
     tname = unalias(obj.type_).type_name()
-    if tname == "struct rb_root_cached":
+    if tname in ("struct rb_root_cached", "struct rb_root_linked"):
+        # rb_root_linked's leftmost points to a struct rb_node_linked,
+        # whose first member is the rb_node.
         return (obj.rb_root.rb_node.address_, obj.rb_leftmost.address_)
     if tname == "struct rb_root":
         return obj.rb_node.address_, None
-    raise KernelError(f"root is a {tname}, not struct rb_root or "
-                      "struct rb_root_cached")
+    raise KernelError(f"root is a {tname}, not struct rb_root, "
+                      "rb_root_cached or rb_root_linked")
 
 
 def make_layout(prog, entry: str, member: str) -> Layout:
@@ -124,7 +127,11 @@ HRTIMER_BASES = ("monotonic", "realtime", "boottime", "tai",
 
 def preset_hrtimer(prog, args) -> list:
     from drgn.helpers.linux.percpu import per_cpu
-    order, lay = _order(prog, kinds.timerqueue)
+    # 7.x queues hrtimers on a timerqueue_linked_head (an rb_root_linked).
+    linked = unalias(prog.type("struct hrtimer_clock_base")
+                     .member("active").type).tag == "timerqueue_linked_head"
+    order, lay = _order(prog, kinds.timerqueue_linked if linked
+                        else kinds.timerqueue)
     out = []
     for cpu in _cpus(prog):
         cpu_base = per_cpu(prog["hrtimer_bases"], cpu)
