@@ -187,3 +187,29 @@ def test_a_lock_whose_waiter_went_is_a_changed_tree_not_a_broken_one():
     assert census.slab_gone(None, inst, broken).state == "changing"
     del words[top + 8]                  # cannot tell: the verdict stands
     assert census.slab_gone(None, inst, broken) is broken
+
+
+def test_the_head_of_a_compound_page_from_7x_compound_info():
+    """compound_info: bit 0 marks a tail; the rest is the head's address,
+    or (HugeTLB's vmemmap optimisation) a mask giving it from the tail."""
+    prog = drgn.Program(drgn.host_platform)
+    u64 = prog.int_type("unsigned long", 8, False)
+    page_t = prog.struct_type("page", 64, [
+        drgn.TypeMember(u64, "flags"), drgn.TypeMember(u64, "compound_info",
+                                                       64)])
+    words = {}
+    prog.add_memory_segment(0xffffea0000000000, 1 << 20,
+                            lambda addr, n, off, phys: b"".join(
+                                words.get(addr + i, 0).to_bytes(8, "little")
+                                for i in range(0, n, 8)), False)
+    ptr = prog.pointer_type(page_t)
+    head, tail = 0xffffea0000004000, 0xffffea0000004000 + 5 * 64
+    page = drgn.Object(prog, ptr, value=tail)
+    assert census_slab.compound_head(prog, page).value_() == tail
+    words[tail + 8] = head | 1
+    assert census_slab.compound_head(prog, page).value_() == head
+    words[tail + 8] = ((1 << 64) - (1 << 14)) | 1       # the mask form
+    assert census_slab.compound_head(prog, page).value_() == head
+    words[tail + 8] = 0x1000 | 1                          # names no page
+    with pytest.raises(ValueError):
+        census_slab.compound_head(prog, page)

@@ -270,6 +270,36 @@ def _red_left_pad(cache) -> int:
         return 0
 
 
+MAX_FOLIO_PAGES = 1 << 18
+"""Pages of a compound page at most (a 1 GiB folio of 4 KiB pages)."""
+
+
+def compound_head(prog, page):
+    """The head of the compound page *page* (a ``struct page *``) belongs
+    to, or *page*.  drgn 0.0.22's helper reads page->compound_head, which
+    7.x replaced by compound_info: bit 0 marks a tail, and the rest is the
+    head's address or, with HugeTLB's vmemmap optimisation, a mask that
+    gives it from the tail's; the one of the two that names a struct page
+    at most :data:`MAX_FOLIO_PAGES` before *page* is it (a mask's value
+    minus one lies above every struct page)."""
+    drgn = _drgn()
+    if not page.type_.type.has_member("compound_info"):
+        from drgn.helpers.linux.mm import compound_head as head
+        return head(page)
+    size = page.type_.type.size
+    at = int(page)
+    info = prog.read_word(at + drgn.offsetof(page.type_.type,
+                                             "compound_info"))
+    if not info & 1:
+        return page
+    for head in (info - 1, at & info):
+        if head <= at and (at - head) % size == 0 and \
+                (at - head) // size < MAX_FOLIO_PAGES:
+            return drgn.Object(prog, page.type_, value=head)
+    raise ValueError(f"struct page {at:#x}: compound_info {info:#x} "
+                     "names no head")
+
+
 def allocated(prog, addr: int, cache: str) -> bool:
     """Whether *addr* still lies in an allocated object of the SLUB cache
     named *cache*: False once its page is not a slab page of that cache
@@ -281,8 +311,7 @@ def allocated(prog, addr: int, cache: str) -> bool:
     if not isinstance(prog, drgn.Program):
         return True
     try:
-        from drgn.helpers.linux.mm import (compound_head, page_to_virt,
-                                           virt_to_page)
+        from drgn.helpers.linux.mm import page_to_virt, virt_to_page
         lo = int(prog["min_low_pfn"])
         hi = int(prog["max_pfn"])
         page = virt_to_page(prog, addr)
@@ -291,7 +320,7 @@ def allocated(prog, addr: int, cache: str) -> bool:
             return False            # not in the direct map: no slab
         off, mask, want = _slab_test(prog)
         try:
-            page = compound_head(page)
+            page = compound_head(prog, page)
             data = prog.read(int(page) + off, 8)
         except drgn.FaultError:
             return False            # no struct page there: no slab
