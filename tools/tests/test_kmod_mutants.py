@@ -4,6 +4,7 @@ exactly once in its file), so a mutant whose text rots fails make test
 rather than `make mutants` much later."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -274,10 +275,15 @@ def test_a_mutant_of_code_built_on_a_later_kernel_runs_there(monkeypatch):
     v = run.Verdict(runs={"suite gate:kunit": "K"})
     assert run.row(m, v, [], ["gate:kunit"]).startswith(
         "| a | f | 6.12 | kunit | **killed** |")
-    # The lockless tree is built only where rb_find_add_rcu() exists.
+    # The lockless tree is built only where rb_find_add_rcu() exists (6.12
+    # on): its mutant runs on the gate's debug kernel that has it, the
+    # first of qemu/lib.sh's RBTI_OTHER_KERNELS (make test boots it).
     mutants = {x.name: x for x in run.parse(open(os.path.join(
         os.path.dirname(RUN), "mutants.txt")).read())}
-    assert mutants["rcu-no-write-seqcount"].kernel == "6.12"
+    with open(os.path.join(os.path.dirname(RUN), "..", "..", "..", "qemu",
+                           "lib.sh")) as f:
+        other = re.search(r'^RBTI_OTHER_KERNELS="(\S+)', f.read(), re.M)
+    assert mutants["rcu-no-write-seqcount"].kernel == other.group(1) == "7.3"
 
 
 def test_a_run_of_kept_results_only_cleans_up_without_a_touched_list(
@@ -300,3 +306,28 @@ def test_a_run_of_kept_results_only_cleans_up_without_a_touched_list(
     touched.write_text("kmod/f\n")
     run.clean_copy(mutants)
     assert not touched.exists()
+
+
+def test_update_replaces_only_the_rerun_rows(tmp_path):
+    """--update: the rerun mutants' rows change, every other row stays as
+    its run wrote it, and the page names the rerun under its provenance;
+    a mutant the page lacks is an error, not a silent append."""
+    run = load()
+    page = tmp_path / "mutants-gate.md"
+    page.write_text(
+        "# Mutants\n\nWritten by make mutants on DAY, commit A. 2 of 2.\n\n"
+        "| mutant | file | kernel | killed by | verdict |\n"
+        "| --- | --- | --- | --- | --- |\n"
+        "| one | a.c | 6.1 | kunit | killed |\n"
+        "| two | b.c | 6.12 | debugfs-shell | killed |\n")
+    run.update_table(str(page), "Written on DAY2, commit B.",
+                     ["| two | b.c | 7.3 | debugfs-shell | killed |"])
+    text = page.read_text()
+    assert "| one | a.c | 6.1 | kunit | killed |" in text
+    assert "| two | b.c | 7.3 | debugfs-shell | killed |" in text
+    assert "6.12" not in text
+    lines = text.splitlines()
+    assert lines[2].startswith("Written by make mutants on DAY")
+    assert lines[4] == "Rows of two rerun: Written on DAY2, commit B."
+    with pytest.raises(SystemExit):
+        run.update_table(str(page), "x", ["| three | c.c | 6.1 | - | killed |"])
