@@ -6,8 +6,8 @@
 
 # Where the extracted kernel source and its builds are cached.
 RBTI_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rbtree-inspector
-# The kernel to build against and boot: 6.1 (default), 6.12, or 7.3 (not one
-# of make test's kernels: docs/kernels.md). The patch
+# The kernel to build against and boot: 6.1 (default), 6.12 or 7.3 (make
+# test's second debug kernel: docs/kernels.md). The patch
 # series' default is 6.12, its base: PATCHES_KERNEL is the kernel given.
 PATCHES_KERNEL := $(or $(KERNEL),$(RBTI_KERNEL),6.12)
 # make kcsan's kernel: 6.12 unless KERNEL says otherwise.
@@ -33,7 +33,7 @@ export SUITES
 .PHONY: help deps kernel module run test soak shell check bench patches mutants coverage kcsan clean distclean
 
 help:
-	@echo "KERNEL=6.1|6.12 with any target: the kernel (default 6.1; patches, kcsan: 6.12); 7.3: docs/kernels.md"
+	@echo "KERNEL=6.1|6.12|7.3 with any target: the kernel (default 6.1; patches, kcsan: 6.12); docs/kernels.md"
 	@echo "make run        fetch Debian's prebuilt kernel, build the module, boot, run the"
 	@echo "                demo (FLAVOUR=debug|fast: a kernel built from source instead)"
 	@echo "make test       every suite on KERNEL's debug build, the other kernel's and the"

@@ -15,16 +15,18 @@ REPO_DIR=$(cd "$QEMU_DIR/.." && pwd -P)
 # 12's own kernel, the one its linux-image-amd64 installs), 6.12 (the LTS
 # from Debian 12's security suite) or 7.3 (from Debian 13's backports,
 # fetched download-only: kernel_src_suite). `make ... KERNEL=6.12` sets it.
-# The first two are make test's kernels (qemu/suite-lib.sh's guest@other
-# takes the first of this list that is not RBTI_KERNEL).
 RBTI_KERNEL=${RBTI_KERNEL:-6.1}
 RBTI_KERNELS="6.1 6.12 7.3"
+# make test's second debug kernel (the suites NAME@other): the first of
+# this list that is not RBTI_KERNEL, so 7.3 beside 6.1, the newest kernel
+# beside the oldest. 6.12's debug suites are make soak's (guest@debug-6.12).
+RBTI_OTHER_KERNELS="7.3 6.1"
 case " $RBTI_KERNELS " in
 *" $RBTI_KERNEL "*) ;;
 *) printf '%s: error: RBTI_KERNEL=%s: the supported kernels are %s\n' \
 	"${0##*/}" "$RBTI_KERNEL" "$RBTI_KERNELS" >&2; exit 2 ;;
 esac
-export RBTI_KERNEL RBTI_KERNELS
+export RBTI_KERNEL RBTI_KERNELS RBTI_OTHER_KERNELS
 # The kernel the committed patch series (kmod/patches/) is generated
 # against; `make patches KERNEL=6.1` applies and builds the same series on 6.1.
 RBTI_SERIES_KERNEL=6.12

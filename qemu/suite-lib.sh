@@ -20,12 +20,13 @@ export RBTI_SUITES_FILE=$SUITES_FILE
 
 # suite_list [WHERE]: "NAME WHERE LIMIT FLOOR" for every suite in the list (of
 # that WHERE only, if given), in order. WHERE: host; guest (the run's
-# kernel, debug flavour); guest@other (the other supported kernel, debug);
-# guest@stock-VERSION (Debian's prebuilt kernel of VERSION).
+# kernel, debug flavour); guest@other (the second debug kernel, guest_boot);
+# guest@debug-VERSION (VERSION's debug kernel); guest@stock-VERSION
+# (Debian's prebuilt kernel of VERSION).
 suite_list() {
 	[ -r "$SUITES_FILE" ] || { echo "suite list $SUITES_FILE missing" >&2; return 1; }
 	awk -v where="${1:-}" '!/^[[:space:]]*(#|$)/ {
-		if (NF < 5 || ($2 != "host" && $2 !~ /^guest(@(other|stock-[0-9]+[.][0-9]+))?$/) ||
+		if (NF < 5 || ($2 != "host" && $2 !~ /^guest(@(other|(debug|stock)-[0-9]+[.][0-9]+))?$/) ||
 		    $3 !~ /^[0-9]+$/ || $4 !~ /^[1-9][0-9]*$/) {
 			printf "%s:%d: bad suite line (NAME WHERE LIMIT FLOOR COMMAND...; FLOOR at least 1): %s\n", FILENAME, NR, $0 > "/dev/stderr"
 			bad = 1
@@ -139,10 +140,11 @@ guest_boot() {
 	case $1 in
 	guest) echo "$RBTI_KERNEL debug" ;;
 	guest@other)
-		for k in $RBTI_KERNELS; do
+		for k in $RBTI_OTHER_KERNELS; do
 			[ "$k" = "$RBTI_KERNEL" ] || { echo "$k debug"; return 0; }
 		done
 		return 1 ;;
+	guest@debug-*) echo "${1#guest@debug-} debug" ;;
 	guest@stock-*) echo "${1#guest@stock-} stock" ;;
 	*) return 1 ;;
 	esac
