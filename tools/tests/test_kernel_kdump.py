@@ -6,6 +6,7 @@ The kdump files here are headers only, built as makedumpfile lays them
 out; tools/kernel-vmcore-test reads real ones of every compression."""
 
 import argparse
+import os
 import struct
 import types
 
@@ -370,3 +371,68 @@ def test_rbti_refuses_a_core_it_cannot_read_by_name(what, tmp_path):
     assert run.returncode == 2, run.stderr
     assert run.stderr.startswith(f"rbti census: {core}: ") and \
         run.stderr.count("\n") == 1, run.stderr
+
+
+def _qemu_kdump(tmp_path):
+    """A kdump file as QEMU 7.2's dump-guest-memory writes it (once
+    reassembled): its header's utsname has the machine alone."""
+    path = _kdump(tmp_path / "guest.kdump-zlib", status=0x1)
+    with open(path, "r+b") as f:
+        f.seek(kdump.UTS)
+        f.write(bytes(6 * kdump.UTS_LEN))
+        f.seek(kdump.UTS + 4 * kdump.UTS_LEN)
+        f.write(b"x86_64")
+    return path
+
+
+def _sane_probe(path):
+    """drgn 0.0.22's libkdumpfile 0.5.1: no architecture without a
+    utsname it takes."""
+    with open(path, "rb") as f:
+        head = f.read(kdump.HEADER_SIZE)
+    return None if kdump.uts_looks_sane(head) else \
+        "kdump_get_string_attr(KDUMP_ATTR_ARCH_NAME): Key has no value"
+
+
+def test_a_kdump_header_with_the_machine_alone_is_not_a_linux_one(tmp_path):
+    head = open(_qemu_kdump(tmp_path), "rb").read(kdump.HEADER_SIZE)
+    assert not kdump.uts_looks_sane(head)
+    header = kdump.kdump_header(str(tmp_path / "guest.kdump-zlib"))
+    assert not header["uts_sane"] and header["release"] == "6.12.0-1-amd64"
+    copy = kdump.uts_copy(str(tmp_path / "guest.kdump-zlib"), header)
+    try:
+        new = open(copy, "rb").read()
+        assert kdump.uts_looks_sane(new[:kdump.HEADER_SIZE])
+        assert new[kdump.HEADER_SIZE:] == open(
+            tmp_path / "guest.kdump-zlib", "rb").read()[kdump.HEADER_SIZE:]
+        assert b"6.12.0-1-amd64\0" in new[:kdump.HEADER_SIZE]
+        assert b"x86_64\0" in new[:kdump.HEADER_SIZE]
+    finally:
+        os.unlink(copy)
+
+
+def test_a_qemu_kdump_file_is_read_through_a_copy(tmp_path, monkeypatch,
+                                                 capsys):
+    """drgn 0.0.22 refuses QEMU's kdump file (no architecture): rbti reads
+    a copy with the header's utsname filled from its VMCOREINFO, says so,
+    and removes the copy; the file given is not changed."""
+    path = _qemu_kdump(tmp_path)
+    before = open(path, "rb").read()
+    fake = _Drgn()
+    monkeypatch.setattr(debuginfo, "_drgn", lambda: fake)
+    monkeypatch.setattr(kdump, "probe", _sane_probe)
+    debuginfo.open_program(argparse.Namespace(
+        core=path, kcore="/proc/kcore", vmlinux=None, debug_info=None,
+        command="census"))
+    assert len(fake.opened) == 1 and fake.opened[0] != path
+    assert not os.path.exists(fake.opened[0])
+    assert open(path, "rb").read() == before
+    err = capsys.readouterr().err
+    assert "kdump header names no kernel" in err and \
+        f"({path} is not changed)" in err
+    # a drgn that cannot read the copy either: the error, no copy left
+    monkeypatch.setattr(kdump, "probe", lambda p: "kdump_open: no")
+    left = set(os.listdir(os.environ.get("TMPDIR", "/tmp")))
+    with pytest.raises(kernel.KernelError, match="cannot open: kdump_open"):
+        kdump.check_core(path, _drgn())
+    assert set(os.listdir(os.environ.get("TMPDIR", "/tmp"))) <= left

@@ -137,3 +137,66 @@ def test_a_core_that_is_not_one_is_named_as_given(what, tmp_path,
     assert commands.run(args) == 2
     err = capsys.readouterr().err.splitlines()[-1]
     assert err.startswith(f"rbti kernel: {core}: {want}"), err
+
+
+def _published_core(tmp_path):
+    """A QEMU dump of a guest that published its VMCOREINFO (fw_cfg,
+    -device vmcoreinfo): the note in the file, physical addresses only."""
+    path, at, desc = _qemu_core(tmp_path)
+    with open(path, "rb") as f:
+        note = f.read()[at:at + 24 + len(desc)]
+    with open(path, "r+b") as f:
+        _, phdrs = vmcore._elf_phdrs(f)
+        vmcore._append(f, phdrs, note, [])
+    return path
+
+
+def test_a_qemu_core_with_the_note_gets_the_image_view_only(tmp_path):
+    """drgn 0.0.22 cannot translate a dump that maps physical addresses
+    only, note or not: the kernel image's virtual view is added, and no
+    second note."""
+    path = _published_core(tmp_path)
+    assert vmcore.needs_patch(path) == "view"
+    with open(path, "rb") as f:
+        _, before = vmcore._elf_phdrs(f)
+    copy, where = vmcore.patched_copy(path)
+    try:
+        assert where is None and vmcore.needs_patch(copy) is None
+        with open(copy, "rb") as f:
+            _, after = vmcore._elf_phdrs(f)
+        assert after[:len(before)] == before
+        added = after[len(before):]
+        assert [ph[0] for ph in added] == [vmcore.PT_LOAD]
+        assert added[0][3] == 0xffffffff81000000
+    finally:
+        os.unlink(copy)
+    assert vmcore.add_kernel_view(path) and vmcore.needs_patch(path) is None
+    assert not vmcore.add_kernel_view(path)        # the view is there now
+
+
+def test_open_program_reads_a_published_core_through_a_copy(
+        tmp_path, monkeypatch, capsys):
+    import argparse
+    import types
+    path = _published_core(tmp_path)
+    before = open(path, "rb").read()
+    seen = {}
+
+    class Program:
+        def set_core_dump(self, core):
+            seen["core"] = core
+            seen["patch"] = vmcore.needs_patch(core)
+
+        def load_debug_info(self, files, default):
+            pass
+    monkeypatch.setattr(debuginfo, "_drgn", lambda: types.SimpleNamespace(
+        Program=Program, MissingDebugInfoError=Exception))
+    vmlinux = tmp_path / "vmlinux"
+    vmlinux.write_bytes(b"\x7fELF")
+    debuginfo.open_program(argparse.Namespace(
+        core=path, kcore="/proc/kcore", vmlinux=str(vmlinux),
+        debug_info=None, command="census"))
+    assert open(path, "rb").read() == before
+    assert seen == {"core": seen["core"], "patch": None}
+    assert seen["core"] != path and not os.path.exists(seen["core"])
+    assert "maps physical addresses only" in capsys.readouterr().err

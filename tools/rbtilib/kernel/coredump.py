@@ -34,8 +34,15 @@ def open_core(path: str, drgn) -> dict:
     if header and header["incomplete"]:
         notice = (f"{path} is an incomplete dump (makedumpfile ran out of "
                   "space): trees in the pages it lost are unreadable")
+    if header and header.get("copy"):
+        notice = ((notice + "; ") if notice else "") + (
+            f"{path}'s kdump header names no kernel (QEMU's dump-guest-memory "
+            "writes its machine alone), which this drgn's libkdumpfile needs "
+            "to tell the architecture: reading a copy with it filled from "
+            f"its VMCOREINFO ({path} is not changed)")
     info = info or {}
     return {"format": kind, "vmcoreinfo": info or None,
+            "copy": (header or {}).get("copy"),
             "release": info.get("OSRELEASE") or (header or {}).get("release"),
             "build_id": info.get("BUILD-ID"), "notice": notice}
 

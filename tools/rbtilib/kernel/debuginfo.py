@@ -9,7 +9,7 @@ from . import Fault, KernelError
 from .drgnload import FLATTENED, has_module_api, load_drgn as _drgn
 from .coredump import (core_release, core_vmlinux, module_symbol_address,
                        no_core_vmlinux, open_core)
-from .vmcore import elf_notes, patched_copy
+from .vmcore import elf_notes, needs_patch, patched_copy
 from .walk import PTR, Memory, PageReads, TypeInfo
 
 
@@ -269,7 +269,21 @@ def open_program(args):
     if args.core:
         # Its format first: drgn must read it, whatever the debug info.
         dump = open_core(args.core, drgn)
+    try:
+        return _open(drgn, args, core, dump)
+    finally:
+        # A copy rbti made for drgn (kdump.uts_copy, vmcore.patched_copy):
+        # drgn holds it open, or failed.
+        if dump and dump["copy"] and os.path.exists(dump["copy"]):
+            os.unlink(dump["copy"])
+
+
+def _open(drgn, args, core: str, dump):
+    """open_program() once the core dump is known (*dump*, from
+    open_core(), or None for the live kernel)."""
+    if args.core:
         files, search = [args.vmlinux] if args.vmlinux else [], False
+        core = dump["copy"] or core
     else:
         files = [path for path in (find_vmlinux(args.vmlinux),) if path]
         search = not files      # no vmlinux found: drgn looks for one
@@ -283,13 +297,22 @@ def open_program(args):
     files = [local_copy(path) for path in files]
     if dump and dump["notice"]:
         print(f"rbti {args.command}: {dump['notice']}", file=sys.stderr)
-    if dump and dump["format"] == "elf" and not dump["vmcoreinfo"]:
+    if dump and dump["format"] == "elf" and needs_patch(args.core):
         core, where = patched_copy(args.core)
-        print(f"rbti {args.command}: {args.core} has no VMCOREINFO note "
-              "(a QEMU dump of a guest without CONFIG_FW_CFG_SYSFS): "
-              "reading a copy with the kernel's own added, found at file "
-              f"offset {where:#x} ({args.core} is not changed)",
-              file=sys.stderr)
+        dump["copy"] = core
+        if where is None:
+            print(f"rbti {args.command}: {args.core} maps physical "
+                  "addresses only (QEMU's dump-guest-memory without "
+                  "paging): reading a copy with the kernel image's virtual "
+                  f"addresses added ({args.core} is not changed)",
+                  file=sys.stderr)
+        else:
+            print(f"rbti {args.command}: {args.core} has no VMCOREINFO "
+                  "note (a QEMU dump of a guest without CONFIG_FW_CFG_SYSFS "
+                  "or without -device vmcoreinfo): reading a copy with the "
+                  "kernel's own added, found at file offset "
+                  f"{where:#x} ({args.core} is not changed)",
+                  file=sys.stderr)
         dump.update(core_release(core))
     if dump and not args.vmlinux:
         # $RBTI_KBUILD's vmlinux if it is the dump's kernel's; else drgn
@@ -305,9 +328,6 @@ def open_program(args):
             prog.set_core_dump(core)
     except (OSError, ValueError) as e:
         raise KernelError(f"{args.core or core}: {e}") from None
-    finally:
-        if args.core and core != args.core:
-            os.unlink(core)     # drgn holds it open
     if dump and dump["format"] == FLATTENED:
         # drgnload.FLATTENED: this drgn reads it (its probe opened it).
         version = getattr(drgn, "__version__", "?")

@@ -125,10 +125,61 @@ def kdump_header(path: str, name: str | None = None) -> dict:
     dump_level = struct.unpack_from("<i", sub, 8)[0] if len(sub) >= 12 \
         else None
     return {"release": info.get("OSRELEASE", release),
+            "uts_sane": uts_looks_sane(head),
             "compression": next((n for bit, n in COMPRESSION.items()
                                  if status & bit), "none"),
             "dump_level": dump_level,
             "incomplete": bool(status & INCOMPLETE), "vmcoreinfo": info}
+
+
+UTS = 12
+"""Where the header's struct new_utsname starts: sysname, nodename,
+release, version, machine and domainname, 65 bytes each."""
+UTS_LEN = 65
+
+
+def uts_looks_sane(head: bytes) -> bool:
+    """Whether libkdumpfile takes the kdump header *head*'s utsname, and
+    so the architecture (its machine): each field NUL-terminated, release,
+    version and machine set, sysname ``Linux`` (uts_looks_sane() of its
+    util.c).  QEMU's dump-guest-memory (7.2) writes the machine alone:
+    libkdumpfile 0.5.1 then knows no architecture and refuses the file
+    ("KDUMP_ATTR_ARCH_NAME: Key has no value")."""
+    f = [head[UTS + i * UTS_LEN:UTS + (i + 1) * UTS_LEN] for i in range(6)]
+    return all(x[-1:] == b"\0" for x in f[:5]) and \
+        all(f[i][:1] not in (b"", b"\0") for i in (2, 3, 4)) and \
+        f[0].split(b"\0")[0] == b"Linux"
+
+
+UTS_VERSION = b"(not in the dump's header)"
+
+
+def uts_copy(path: str, header: dict) -> str:
+    """A copy of the kdump file *path* in $TMPDIR whose header's utsname
+    libkdumpfile takes (:func:`uts_looks_sane`): sysname ``Linux``, the
+    release from its VMCOREINFO, a version saying it was not there, the
+    machine kept (``x86_64`` where it is empty).  The caller removes it."""
+    import shutil
+    import tempfile
+    fd, copy = tempfile.mkstemp(prefix="rbti-", suffix=".kdump")
+    os.close(fd)
+    try:
+        shutil.copyfile(path, copy)
+        with open(copy, "r+b") as f:
+            head = bytearray(f.read(HEADER_SIZE))
+            machine = head[UTS + 4 * UTS_LEN:UTS + 5 * UTS_LEN].split(
+                b"\0")[0] or b"x86_64"
+            for i, value in ((0, b"Linux"),
+                             (2, header["release"].encode()[:UTS_LEN - 1]),
+                             (3, UTS_VERSION), (4, machine[:UTS_LEN - 1])):
+                at = UTS + i * UTS_LEN
+                head[at:at + UTS_LEN] = value.ljust(UTS_LEN, b"\0")
+            f.seek(0)
+            f.write(head)
+        return copy
+    except BaseException:
+        os.unlink(copy)
+        raise
 
 
 PAGE_DESC = struct.Struct("<qIIQ")
@@ -201,7 +252,10 @@ def check_core(path: str, drgn, name: str | None = None) -> tuple:
     """``(format, kdump header or None)`` of the core dump *path* if drgn
     (the module *drgn*) reads it; else a KernelError naming *name*
     (default *path*: the file the user gave) that says what the file is
-    and what to do with it."""
+    and what to do with it.  A kdump file whose header's utsname
+    libkdumpfile does not take (QEMU's) and that drgn reads only so is
+    read through a copy with it filled (:func:`uts_copy`): the header's
+    ``copy``, which the caller removes."""
     name = name or path
     kind = sniff(path, name)
     if kind == "elf":
@@ -216,6 +270,11 @@ def check_core(path: str, drgn, name: str | None = None) -> tuple:
     why = probe(path)
     if why is None:
         return kind, header
+    if kind == "kdump" and not header["uts_sane"]:
+        copy = uts_copy(path, header)
+        if probe(copy) is None:
+            return kind, dict(header, copy=copy)
+        os.unlink(copy)
     if kind == "kdump":
         raise KernelError(f"{name}: a kdump-compressed file ("
                           f"{header['compression']}) drgn {version} cannot "

@@ -140,43 +140,96 @@ def add_vmcoreinfo(path: str, name: str | None = None) -> int:
                               "CONFIG_CRASH_CORE)")
         info = dict(line.split("=", 1) for line in note[24:].decode(
             "ascii", "replace").split("\n") if "=" in line)
-        phys_base = int(info.get("NUMBER(phys_base)", "0"), 10)
-        new = [(PT_NOTE, 0, 0, 0, 0, len(note), 0, 4)]
-        if "SYMBOL(_stext)" in info and not any(
-                ph[0] == PT_LOAD and ph[3] >= START_KERNEL_MAP
-                for ph in phdrs):
-            new += _image_segments(
-                phys_base=phys_base, phdrs=phdrs,
-                stext=int(info["SYMBOL(_stext)"], 16),
-                kaslr=int(info.get("KERNELOFFSET", "0"), 16) != 0)
-        end = f.seek(0, os.SEEK_END)
-        end += -end % 8
-        new[0] = (PT_NOTE, 0, end, 0, 0, len(note), 0, 4)
-        f.seek(end)
-        f.write(note + b"\0" * (-len(note) % 8))
-        table = end + len(note) + (-len(note) % 8)
-        for ph in phdrs + new:
-            f.write(_PHDR.pack(*ph))
-        f.seek(0x20)
-        f.write(struct.pack("<Q", table))
-        f.seek(0x38)
-        f.write(struct.pack("<H", len(phdrs) + len(new)))
+        _append(f, phdrs, note, _view_of(phdrs, info))
     return found
 
 
+def _view_of(phdrs: list, info: dict) -> list:
+    """The kernel image's virtual view (:func:`_image_segments`) that a
+    core of *phdrs* lacks, from its VMCOREINFO *info*; [] where it has
+    one or *info* does not say where the image is."""
+    if "SYMBOL(_stext)" not in info or has_kernel_view(phdrs):
+        return []
+    return _image_segments(
+        phys_base=int(info.get("NUMBER(phys_base)", "0"), 10), phdrs=phdrs,
+        stext=int(info["SYMBOL(_stext)"], 16),
+        kaslr=int(info.get("KERNELOFFSET", "0"), 16) != 0)
 
 
-def patched_copy(path: str) -> tuple[str, int]:
-    """A copy of the QEMU dump *path* with :func:`add_vmcoreinfo` applied,
-    in $TMPDIR: ``(copy, offset of the note)``.  The user's dump is never
-    changed (it may be read-only, or evidence).  The caller removes the
-    copy."""
+def has_kernel_view(phdrs: list) -> bool:
+    """Whether a core's program headers *phdrs* map the kernel image's
+    virtual addresses (a kernel's /proc/vmcore, makedumpfile -E, QEMU with
+    paging on) or only physical ones (QEMU's dump-guest-memory with paging
+    off, whose p_vaddr is p_paddr)."""
+    return any(ph[0] == PT_LOAD and ph[3] >= START_KERNEL_MAP
+               for ph in phdrs)
+
+
+def _append(f, phdrs: list, note: bytes | None, loads: list) -> None:
+    """Append *note* (a whole ELF note, or None) and the program header
+    table of *phdrs* plus its PT_NOTE and *loads* to the file *f*; the
+    ELF header then points at that table (no byte before moves)."""
+    new = list(loads)
+    end = f.seek(0, os.SEEK_END)
+    end += -end % 8
+    f.seek(end)
+    if note is not None:
+        new.insert(0, (PT_NOTE, 0, end, 0, 0, len(note), 0, 4))
+        f.write(note + b"\0" * (-len(note) % 8))
+    for ph in phdrs + new:
+        f.write(_PHDR.pack(*ph))
+    f.seek(0x20)
+    f.write(struct.pack("<Q", end + (len(note) + (-len(note) % 8)
+                                     if note is not None else 0)))
+    f.seek(0x38)
+    f.write(struct.pack("<H", len(phdrs) + len(new)))
+
+
+def add_kernel_view(path: str, name: str | None = None) -> bool:
+    """Add the kernel image's virtual view to the ELF core *path* that has
+    the kernel's VMCOREINFO note but maps physical addresses only: QEMU's
+    dump-guest-memory (paging off) of a guest that published the note
+    (CONFIG_FW_CFG_SYSFS, -device vmcoreinfo), which drgn 0.0.22 cannot
+    translate (:func:`add_vmcoreinfo`).  False where there was nothing to
+    add (the view is there, or the note does not place the image)."""
+    info = elf_vmcoreinfo(path, name) or {}
+    with open(path, "r+b") as f:
+        _, phdrs = _elf_phdrs(f, name or path)
+        loads = _view_of(phdrs, info)
+        if loads:
+            _append(f, phdrs, None, loads)
+    return bool(loads)
+
+
+def needs_patch(path: str, name: str | None = None) -> str | None:
+    """What the ELF core *path* lacks for drgn 0.0.22 to read it as a
+    kernel's memory: ``"note"`` (no VMCOREINFO note: QEMU's dump of a
+    guest that did not publish it), ``"view"`` (the note, but physical
+    addresses only: QEMU's dump of one that did) or None."""
+    if elf_vmcoreinfo(path, name) is None:
+        return "note"
+    with open(path, "rb") as f:
+        _, phdrs = _elf_phdrs(f, name or path)
+    return None if has_kernel_view(phdrs) else "view"
+
+
+
+
+def patched_copy(path: str) -> tuple[str, int | None]:
+    """A copy of the QEMU dump *path* with :func:`add_vmcoreinfo` applied
+    (or only :func:`add_kernel_view`, where the dump has the note), in
+    $TMPDIR: ``(copy, offset of the note found in memory, or None)``.
+    The user's dump is never changed (it may be read-only, or evidence).
+    The caller removes the copy."""
     import shutil
     import tempfile
     fd, copy = tempfile.mkstemp(prefix="rbti-", suffix=".core")
     os.close(fd)
     try:
         shutil.copyfile(path, copy)
+        if needs_patch(copy, path) == "view":
+            add_kernel_view(copy, path)
+            return copy, None
         return copy, add_vmcoreinfo(copy, path)
     except BaseException:
         os.unlink(copy)
