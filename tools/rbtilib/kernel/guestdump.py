@@ -25,11 +25,43 @@ def fill(driver, info) -> None:
                   [k + k % 7 for k in keys] if info.valued else None)
 
 
+FW_CFG = "/sys/firmware/qemu_fw_cfg"
+FW_CFG_VMCOREINFO = "by_name/etc/vmcoreinfo/raw"
+
+
+def fw_cfg_vmcoreinfo(root: str = FW_CFG) -> dict:
+    """What this kernel told QEMU's vmcoreinfo device, which QEMU's
+    dump-guest-memory reads to write the kernel's VMCOREINFO into its
+    dumps: fw_cfg's ``etc/vmcoreinfo`` (struct fw_cfg_vmcoreinfo:
+    host_format, guest_format, size and paddr, little-endian) as a dict,
+    or ``{"error": why not}``."""
+    import struct
+    if not os.path.isdir(root):
+        return {"error": f"no {root}: the kernel has no fw_cfg driver "
+                "(CONFIG_FW_CFG_SYSFS)"}
+    path = os.path.join(root, FW_CFG_VMCOREINFO)
+    if not os.path.exists(path):
+        return {"error": "fw_cfg has no etc/vmcoreinfo: QEMU was not given "
+                "-device vmcoreinfo"}
+    with open(path, "rb") as f:
+        raw = f.read(16)
+    if len(raw) < 16:
+        return {"error": f"{path}: {len(raw)} bytes, not 16"}
+    host, guest, size, paddr = struct.unpack("<HHIQ", raw)
+    if not guest:
+        return {"error": "the kernel wrote no note's address to "
+                "etc/vmcoreinfo (no CONFIG_CRASH_CORE, or VMCORE_INFO "
+                "from 6.9 on, where the driver writes it)"}
+    return {"host_format": host, "guest_format": guest, "size": size,
+            "paddr": paddr}
+
+
 def write_paths(path: str, **extra) -> None:
     """guest.json at *path*: the vmlinux and module the host reads the
-    dump with ($RBTI_KBUILD, $RBTI_KMOD), and *extra*."""
+    dump with ($RBTI_KBUILD, $RBTI_KMOD), what the kernel told QEMU's
+    vmcoreinfo device (:func:`fw_cfg_vmcoreinfo`), and *extra*."""
     with open(path, "w") as f:
-        json.dump({**extra,
+        json.dump({**extra, "fw_cfg_vmcoreinfo": fw_cfg_vmcoreinfo(),
                    "vmlinux": os.path.join(os.environ["RBTI_KBUILD"],
                                            "vmlinux"),
                    "ko": os.path.join(os.environ["RBTI_KMOD"],
