@@ -226,6 +226,8 @@ def check_qemu(res, ref: Reference, core: str, kbuild: dict) -> list:
             name += "; flattened, " + ("read" if reads else "refused") + \
                 " naming makedumpfile -R, then makedumpfile -R"
             if same:
+                if os.path.exists(path + ".kdump"):   # a --keep run's
+                    os.remove(path + ".kdump")
                 with open(path, "rb") as flat:
                     mk = subprocess.run(["makedumpfile", "-R",
                                          path + ".kdump"], stdin=flat,
