@@ -8,6 +8,7 @@ import types
 import pytest
 
 from rbtilib.kernel import census_find, census_kinds, census_slab
+from test_census import _types
 
 drgn = pytest.importorskip("drgn")
 
@@ -15,10 +16,8 @@ drgn = pytest.importorskip("drgn")
 def test_an_rb_root_linked_is_a_cached_root_of_its_container():
     """7.x's hrtimers queue on a timerqueue_linked_head: its rb_root_linked
     is the root (leftmost cached), not the rb_root inside it."""
-    prog = drgn.Program(drgn.host_platform)
+    prog, rb_root, _ = _types()
     ptr = prog.pointer_type(prog.void_type())
-    rb_root = prog.struct_type("rb_root", 8, [drgn.TypeMember(ptr,
-                                                              "rb_node")])
     linked = prog.struct_type("rb_root_linked", 16, [
         drgn.TypeMember(rb_root, "rb_root"),
         drgn.TypeMember(ptr, "rb_leftmost", 64)])
