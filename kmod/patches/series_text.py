@@ -268,13 +268,14 @@ COVER = f"""\
 rbtree: KUnit tests, CONFIG_DEBUG_RBTREE and typed generic trees
 
 Red-black trees have nothing like CONFIG_DEBUG_LIST: lib/rbtree.c trusts
-every pointer, and a node linked into a taken slot, erased twice or
-overwritten by a stray write shows up much later as a hang or an oops
-elsewhere.  The library's own tests are modules that print to the kernel
-log: lib/rbtree_test.c times its loops and checks the tree after every
-step, augmented values included (RB_DECLARE_CALLBACKS_MAX());
-lib/interval_tree_test.c only times.  Neither covers the cached insert
-and erase, rb_add_augmented_cached(), the latch tree or the RCU helpers.
+every pointer, and a node linked into a taken slot, inserted twice,
+erased when it was never inserted or overwritten by a stray write shows
+up much later as a hang or an oops elsewhere.  The library's own tests
+are modules that print to the kernel log: lib/rbtree_test.c times its
+loops and checks the tree after every step, augmented values included
+(RB_DECLARE_CALLBACKS_MAX()); lib/interval_tree_test.c only times.
+Neither covers the cached insert and erase, rb_add_augmented_cached(),
+the latch tree or the RCU helpers.
 
 Patch 1 adds a KUnit suite for the library: lib/rbtree_test.c's checks
 after every operation, lib/interval_tree_test.c's queries checked node
@@ -283,13 +284,55 @@ rb_erase_cached(), RB_DECLARE_CALLBACKS_MAX(), rb_add_augmented_cached()
 (6.6), the latch tree (both copies searched), and rb_find_rcu() /
 rb_find_add_rcu() (6.12).
 
-Patch 2 adds CONFIG_DEBUG_RBTREE: local checks of the links around the
-node on every insert (rb_link_node(), rb_link_node_rcu()), erase
-(__rb_erase_augmented(), so every rb_erase*() form) and replace,
-reported through CHECK_DATA_CORRUPTION() as DEBUG_LIST does, naming the
-operation and the nodes; its own KUnit suite proves each kind of broken
-link is found.  Its cost, in instructions per insert and erase, is in
-its commit message (kmod/patches/debug-cost of rbtree-inspector).
+Patch 2 adds CONFIG_DEBUG_RBTREE: checks of the links around the node on
+every insert (rb_link_node(), rb_link_node_rcu()), erase and replace,
+inline compares with the report out of line and __cold, one
+CHECK_DATA_CORRUPTION() per condition as lib/list_debug.c has; a refused
+operation writes nothing.  Its own KUnit suite tests each verdict.  Its
+cost, in instructions per insert and erase, is in its commit message
+(kmod/patches/debug-cost of rbtree-inspector).
+
+The reports follow the rule syzkaller relies on: it titles a report by
+where the WARNING fired and by its message, so a single
+CHECK_DATA_CORRUPTION() for every fault would file every rbtree
+corruption under one title.  Each condition has its own
+CHECK_DATA_CORRUPTION(), and its message starts with the operation and
+the condition, addresses last ("rb_erase corruption: node's left child
+has another parent (node=...)"), so that each kind of corruption, and
+each operation, gets a title of its own; rb_erase_augmented() and the
+cached forms name themselves.
+
+Changes since v1, the RFC this replaces (the same five patches):
+
+ - patch 2: a refusal writes nothing: v1 zeroed the node's links, which
+   for a node already in the tree (the "own parent" fault of a second
+   rb_add()) cut off its left subtree while its parent still pointed at
+   it, with plain stores under lockless readers.  rb_insert_color() and
+   the cached inserts now leave the node of a refused link alone, and
+   rb_add_cached() / rb_add_augmented_cached() return NULL for it;
+ - patch 2: a second insert of a node that has a right child passed
+   every check; both kinds are now found, by a walk from the new parent
+   to the root that reads no field of the node (mainline does not
+   require a new node to be cleared, so its fields prove nothing);
+ - patch 2: rb_erase() of a cleared node without children is again the
+   silent no-op it is in mainline (v1 warned, and panicked under
+   panic_on_warn);
+ - patch 2: the compares are inline and only the report is out of line
+   and __cold, as <linux/list.h> since 6.6; v1 called an exported
+   four-argument function from every inlined rb_link_node();
+ - patch 2: one CHECK_DATA_CORRUPTION() per condition, not one with a
+   computed verdict; erases are reported under their own names
+   (v1 reported every augmented erase as "rb_erase"); the verdict
+   functions are EXPORT_SYMBOL_IF_KUNIT(), not EXPORT_SYMBOL();
+ - patch 2: Kconfig help and kernel-doc say what is checked and what is
+   not;
+ - patch 1: the latch case searches copy 1 too (v1 only ever read copy
+   0: the sequence is even without a writer), the interval case compares
+   the nodes returned, not their number, and the message no longer
+   claims that nothing tests the augmented helpers or that
+   lib/interval_tree_test.c checks anything;
+ - patch 3: augmented trees are not new in RB_DEFINE_INTERFACE(): the
+   2012 posting had the argument; its message says what changed.
 
 Patches 3-5 are an RFC and independent of 1-2: Daniel Santos's
 RB_DEFINE_INTERFACE() [1], posted in 2012 beside Kent Overstreet's
@@ -312,9 +355,12 @@ documentation.
 {COST_MARK}
 Questions for reviewers:
 
- - Patches 1-2 stand alone; is DEBUG_RBTREE's choice to skip the write
-   on a fault (as DEBUG_LIST does) the right one for rb_link_node(),
-   where the node is left out of the tree?
+ - Patches 1-2 stand alone.  DEBUG_RBTREE skips a refused write and
+   writes nothing, as DEBUG_LIST does; after a refused rb_link_node()
+   the node stays as the caller left it, out of the tree (or where it
+   already was).  Is the walk to the root on every insert, the one check
+   whose cost grows with the tree, acceptable for a debug option, or
+   should the second-insert check be left out?
  - Is a typed layer over rb_add()/rb_find() wanted at all, given that it
    is one more way to build a tree?  No in-tree user is converted yet;
    candidates are trees that keep a rightmost pointer or a count by

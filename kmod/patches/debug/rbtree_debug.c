@@ -1,63 +1,83 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The checks of CONFIG_DEBUG_RBTREE: the links around a node that is
+ * The reports of CONFIG_DEBUG_RBTREE: the links around a node that is
  * linked into, erased from or replaced in a red-black tree.
  *
- * Each check looks at the node, its parent and its children only, so its
- * cost does not grow with the tree.  rb_debug_check_link() and
- * rb_debug_check_node() give the verdict without reporting it (the KUnit
- * suite tests them directly); the *_valid_or_report() functions, called
- * by lib/rbtree.c and the inline helpers of <linux/rbtree.h> and
- * <linux/rbtree_augmented.h>, report a fault through
- * CHECK_DATA_CORRUPTION() naming the operation and the nodes, as
- * lib/list_debug.c does for lists, and tell the caller to skip the write.
+ * The checks themselves are inline in <linux/rbtree.h> (a few compares,
+ * and for an insertion the walk from the new parent up to the root); only
+ * when one fails does its caller come here, out of line and __cold, as
+ * <linux/list.h> does for lists.  Each condition has its own
+ * CHECK_DATA_CORRUPTION(), its message naming the operation and the
+ * condition, so that each is reported, and titled, on its own.  After a
+ * report the caller skips the write: no node is written, neither the one
+ * passed in (which may be in a tree) nor any node of the tree.
+ *
+ * rb_debug_check_link() and rb_debug_check_node() give the verdict
+ * without a report, for the KUnit suite.
  */
 
+#include <kunit/visibility.h>
 #include <linux/bug.h>
 #include <linux/export.h>
-#include <linux/kernel.h>
 #include <linux/rbtree.h>
 
 /**
  * rb_debug_check_link() - may @node be linked at @rb_link under @parent?
- * @node: the node being inserted
+ * @node: the node being inserted; none of its fields is read
  * @parent: its parent-to-be, NULL for the root
  * @rb_link: the slot that will point to it
  *
- * Return: RB_FAULT_NONE, or what is wrong: the slot is taken, or it is
- * not one of @parent's child slots, or @node is @parent.
+ * A node that is already in @parent's tree, above the slot, is @parent
+ * or one of its ancestors: what the descent of a second rb_add() of the
+ * node ends in, below the node itself (at its empty right slot when it
+ * has no right child, in its right subtree when it has one).  A node that
+ * was never inserted, or was erased, is no ancestor of a node in a tree,
+ * whatever its fields hold, so the walk has no false positive.
+ *
+ * Return: RB_FAULT_NONE or the first fault found.
  */
-enum rb_debug_fault rb_debug_check_link(const struct rb_node *node,
-					const struct rb_node *parent,
-					struct rb_node *const *rb_link)
+VISIBLE_IF_KUNIT enum rb_debug_fault
+rb_debug_check_link(const struct rb_node *node, const struct rb_node *parent,
+		    struct rb_node *const *rb_link)
 {
+	const struct rb_node *p = parent;
+	unsigned int depth = 0;
+
 	if (node == parent)
 		return RB_FAULT_LINK_SELF;
 	if (parent && rb_link != &parent->rb_left && rb_link != &parent->rb_right)
 		return RB_FAULT_SLOT_NOT_CHILD;
 	if (*rb_link)
 		return RB_FAULT_SLOT_TAKEN;
+	for (; p; p = rb_parent(p)) {
+		if (p == node)
+			return RB_FAULT_LINK_ANCESTOR;
+		if (++depth > RB_DEBUG_MAX_DEPTH)
+			return RB_FAULT_TOO_DEEP;
+	}
 	return RB_FAULT_NONE;
 }
-EXPORT_SYMBOL(rb_debug_check_link);
+EXPORT_SYMBOL_IF_KUNIT(rb_debug_check_link);
 
 /**
  * rb_debug_check_node() - are the links around @node those of a tree?
  * @node: a node about to be erased or replaced
  * @root: the root of its tree
  *
- * Return: RB_FAULT_NONE, or what is wrong: @node is RB_EMPTY_NODE(), or
- * its parent does not point to it (without a parent: @root does not),
- * or its parent points to it from both sides, or a child of it has
- * another parent.
+ * Reads @node, its parent and its children: what the erase reads.
+ *
+ * Return: RB_FAULT_NONE or the first fault found.  RB_FAULT_CLEARED is a
+ * node that is RB_EMPTY_NODE() and has no children, whose rb_erase() is a
+ * no-op in mainline.
  */
-enum rb_debug_fault rb_debug_check_node(const struct rb_node *node,
-					const struct rb_root *root)
+VISIBLE_IF_KUNIT enum rb_debug_fault
+rb_debug_check_node(const struct rb_node *node, const struct rb_root *root)
 {
 	const struct rb_node *parent = rb_parent(node);
 
 	if (RB_EMPTY_NODE(node))
-		return RB_FAULT_NOT_IN_TREE;
+		return node->rb_left || node->rb_right ? RB_FAULT_CLEARED_CHILDREN
+						       : RB_FAULT_CLEARED;
 	if (parent ? parent->rb_left != node && parent->rb_right != node
 		   : root->rb_node != node)
 		return RB_FAULT_NOT_CHILD;
@@ -69,82 +89,92 @@ enum rb_debug_fault rb_debug_check_node(const struct rb_node *node,
 		return RB_FAULT_RIGHT_PARENT;
 	return RB_FAULT_NONE;
 }
-EXPORT_SYMBOL(rb_debug_check_node);
+EXPORT_SYMBOL_IF_KUNIT(rb_debug_check_node);
 
 /**
- * rb_debug_fault_str() - what a fault means, for a report
- * @fault: a verdict of rb_debug_check_link() or rb_debug_check_node()
- *
- * Return: a sentence without a full stop; "unknown fault" for a value
- * out of range.
- */
-const char *rb_debug_fault_str(enum rb_debug_fault fault)
-{
-	static const char *const what[] = {
-		[RB_FAULT_NONE] = "no fault",
-		[RB_FAULT_LINK_SELF] = "node would be its own parent",
-		[RB_FAULT_SLOT_NOT_CHILD] = "slot is not a child link of parent",
-		[RB_FAULT_SLOT_TAKEN] = "slot already holds a node",
-		[RB_FAULT_NOT_IN_TREE] = "node is not in a tree (RB_EMPTY_NODE)",
-		[RB_FAULT_NOT_CHILD] = "node is not a child of its parent",
-		[RB_FAULT_SHARED] = "parent links to node from both sides",
-		[RB_FAULT_LEFT_PARENT] = "node's left child has another parent",
-		[RB_FAULT_RIGHT_PARENT] = "node's right child has another parent",
-	};
-
-	if ((unsigned int)fault >= ARRAY_SIZE(what) || !what[fault])
-		return "unknown fault";
-	return what[fault];
-}
-EXPORT_SYMBOL(rb_debug_fault_str);
-
-/**
- * __rb_link_valid_or_report() - check an insertion, report a fault
+ * __rb_link_valid_or_report() - report what is wrong with a link
  * @node: the node being inserted
  * @parent: its parent-to-be, NULL for the root
- * @rb_link: the slot that will point to it
+ * @rb_link: the slot that would point to it
  * @op: the operation, for the report
  *
- * On a fault @node is left out of the tree: no parent, no children, red,
- * so that rb_insert_color() and its variants only colour it black.
+ * Called by __rb_link_valid() when its compares fail; writes nothing.
  *
- * Return: true if the link may be made.
+ * Return: true if, after all, nothing is wrong.
  */
-bool __rb_link_valid_or_report(struct rb_node *node, struct rb_node *parent,
-			       struct rb_node **rb_link, const char *op)
+__cold bool __rb_link_valid_or_report(struct rb_node *node, struct rb_node *parent,
+				      struct rb_node **rb_link, const char *op)
 {
 	enum rb_debug_fault fault = rb_debug_check_link(node, parent, rb_link);
 
-	if (CHECK_DATA_CORRUPTION(fault != RB_FAULT_NONE,
-				  "%s corruption: %s (node=%px, parent=%px, slot=%px holds %px)\n",
-				  op, rb_debug_fault_str(fault), node, parent,
-				  rb_link, *rb_link)) {
-		node->__rb_parent_color = 0;
-		node->rb_left = NULL;
-		node->rb_right = NULL;
+	if (CHECK_DATA_CORRUPTION(fault == RB_FAULT_LINK_SELF,
+				  "%s corruption: node is the parent it is linked under, already in the tree (node=%px, slot=%px)\n",
+				  op, node, rb_link) ||
+	    CHECK_DATA_CORRUPTION(fault == RB_FAULT_SLOT_NOT_CHILD,
+				  "%s corruption: slot is not a child link of parent (node=%px, parent=%px, slot=%px)\n",
+				  op, node, parent, rb_link) ||
+	    CHECK_DATA_CORRUPTION(fault == RB_FAULT_SLOT_TAKEN,
+				  "%s corruption: slot already holds a node (node=%px, parent=%px, slot=%px holds %px)\n",
+				  op, node, parent, rb_link, *rb_link) ||
+	    CHECK_DATA_CORRUPTION(fault == RB_FAULT_LINK_ANCESTOR,
+				  "%s corruption: node is an ancestor of parent, already in the tree (node=%px, parent=%px)\n",
+				  op, node, parent) ||
+	    CHECK_DATA_CORRUPTION(fault == RB_FAULT_TOO_DEEP,
+				  "%s corruption: parent's ancestors do not end at a root (node=%px, parent=%px)\n",
+				  op, node, parent))
 		return false;
-	}
-	return true;
+	return fault == RB_FAULT_NONE;
 }
 EXPORT_SYMBOL(__rb_link_valid_or_report);
 
+/* One CHECK_DATA_CORRUPTION() per condition; false if one reported. */
+static bool rb_debug_report_node(enum rb_debug_fault fault, struct rb_node *node,
+				 struct rb_root *root, const char *op)
+{
+	struct rb_node *parent = rb_parent(node);
+
+	return !(CHECK_DATA_CORRUPTION(fault == RB_FAULT_CLEARED,
+				       "%s corruption: node is RB_EMPTY_NODE() (node=%px)\n",
+				       op, node) ||
+		 CHECK_DATA_CORRUPTION(fault == RB_FAULT_CLEARED_CHILDREN,
+				       "%s corruption: node is RB_EMPTY_NODE() but has children (node=%px, left=%px, right=%px)\n",
+				       op, node, node->rb_left, node->rb_right) ||
+		 CHECK_DATA_CORRUPTION(fault == RB_FAULT_NOT_CHILD,
+				       "%s corruption: node is not a child of its parent (node=%px, parent=%px, root=%px)\n",
+				       op, node, parent, root->rb_node) ||
+		 CHECK_DATA_CORRUPTION(fault == RB_FAULT_SHARED,
+				       "%s corruption: parent links to node from both sides (node=%px, parent=%px)\n",
+				       op, node, parent) ||
+		 CHECK_DATA_CORRUPTION(fault == RB_FAULT_LEFT_PARENT,
+				       "%s corruption: node's left child has another parent (node=%px, left=%px, its parent=%px)\n",
+				       op, node, node->rb_left, rb_parent(node->rb_left)) ||
+		 CHECK_DATA_CORRUPTION(fault == RB_FAULT_RIGHT_PARENT,
+				       "%s corruption: node's right child has another parent (node=%px, right=%px, its parent=%px)\n",
+				       op, node, node->rb_right, rb_parent(node->rb_right)));
+}
+
 /**
- * __rb_node_valid_or_report() - check an erase or replace, report a fault
+ * __rb_node_valid_or_report() - report what is wrong around a node
  * @node: the node being erased or replaced
  * @root: the root of its tree
  * @op: the operation, for the report
+ * @erase: @op is an erase
  *
- * Return: true if the links around @node are those of a tree.
+ * Called by __rb_erase_valid() and __rb_replace_valid() when their
+ * compares fail; writes nothing.  An erase of a node that is
+ * RB_EMPTY_NODE() and has no children is not reported: it is a no-op in
+ * mainline, and callers may rely on it.  Replacing such a node writes
+ * through its links in mainline, and is reported.
+ *
+ * Return: true if, after all, the operation may go ahead.
  */
-bool __rb_node_valid_or_report(struct rb_node *node, struct rb_root *root,
-			       const char *op)
+__cold bool __rb_node_valid_or_report(struct rb_node *node, struct rb_root *root,
+				      const char *op, bool erase)
 {
 	enum rb_debug_fault fault = rb_debug_check_node(node, root);
 
-	return !CHECK_DATA_CORRUPTION(fault != RB_FAULT_NONE,
-				      "%s corruption: %s (node=%px, parent=%px, left=%px, right=%px, root=%px)\n",
-				      op, rb_debug_fault_str(fault), node,
-				      rb_parent(node), node->rb_left,
-				      node->rb_right, root->rb_node);
+	if (erase && fault == RB_FAULT_CLEARED)
+		return false;
+	return rb_debug_report_node(fault, node, root, op) && fault == RB_FAULT_NONE;
 }
 EXPORT_SYMBOL(__rb_node_valid_or_report);

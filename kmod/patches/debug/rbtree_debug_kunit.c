@@ -5,10 +5,14 @@
  * each kind of broken link, the corruptions a stray write leaves (a
  * parent link pointing elsewhere, a node detached from its parent, a
  * parent linking to a node twice, a child link pointing up), an insertion
- * into a taken or foreign slot, an erase of a node not in a tree, and
- * that a node a refused insertion left out is not cached as the leftmost.
- * The checks report nothing themselves: the *_valid_or_report() functions
- * that lib/rbtree.c calls do, through CHECK_DATA_CORRUPTION().
+ * into a taken or foreign slot, a second insertion of a node already in
+ * the tree (with and without a right child), an erase of a node not in a
+ * tree; that nodes never inserted, or erased, pass whatever their fields
+ * hold; that the inline check agrees with the verdict; that the quiet
+ * erase of a cleared node and rb_insert_color() of a node that was not
+ * linked write nothing.  The verdicts report nothing; a refused write
+ * reports through CHECK_DATA_CORRUPTION(), a WARNING, and is tested
+ * outside KUnit.
  */
 #include <kunit/test.h>
 #include <linux/module.h>
@@ -64,6 +68,7 @@ static void rbk_test_debug_valid(struct kunit *test)
 	for (i = 0; i < RBK_N; i++) {
 		rb = &nodes[i].rb;
 		faults += rb_debug_check_node(rb, &root) != RB_FAULT_NONE;
+		faults += !__rb_node_links_valid(rb, &root);
 		if (!rb->rb_left)
 			faults += rb_debug_check_link(&new->rb, rb, &rb->rb_left) != RB_FAULT_NONE;
 	}
@@ -115,17 +120,43 @@ static void rbk_test_debug_link_self(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rb_debug_check_link(rb, rb, &rb->rb_left), RB_FAULT_LINK_SELF);
 }
 
-/* Erasing a node that was never inserted, or erased already. */
+/*
+ * Erasing a node that was never inserted, or erased already: cleared and
+ * childless (mainline's quiet no-op), cleared with the children it had,
+ * or zeroed.
+ */
 static void rbk_test_debug_not_in_tree(struct kunit *test)
 {
 	struct rb_root root;
 	struct rb_node *rb = rbk_inner(test, &root);
-	struct rbk_node *new = rbk_nodes(test, 1);
+	struct rbk_node *new = rbk_nodes(test, 2);
 
-	KUNIT_EXPECT_EQ(test, rb_debug_check_node(&new->rb, &root), RB_FAULT_NOT_IN_TREE);
+	KUNIT_EXPECT_EQ(test, rb_debug_check_node(&new[0].rb, &root), RB_FAULT_CLEARED);
+	memset(&new[1].rb, 0, sizeof(new[1].rb));
+	KUNIT_EXPECT_EQ(test, rb_debug_check_node(&new[1].rb, &root), RB_FAULT_NOT_CHILD);
+	KUNIT_EXPECT_FALSE(test, __rb_node_links_valid(&new[1].rb, &root));
 	rb_erase(rb, &root);
 	RB_CLEAR_NODE(rb);
-	KUNIT_EXPECT_EQ(test, rb_debug_check_node(rb, &root), RB_FAULT_NOT_IN_TREE);
+	KUNIT_EXPECT_EQ(test, rb_debug_check_node(rb, &root), RB_FAULT_CLEARED_CHILDREN);
+	KUNIT_EXPECT_FALSE(test, __rb_node_links_valid(rb, &root));
+}
+
+/* rb_erase() of a cleared node without children: quiet, nothing written. */
+static void rbk_test_debug_quiet_erase(struct kunit *test)
+{
+	struct rb_root root, saved;
+	struct rbk_node *nodes = rbk_tree(test, &root, RBK_N);
+	struct rbk_node *copy = kunit_kmalloc_array(test, RBK_N, sizeof(*copy), GFP_KERNEL);
+	struct rbk_node *new = rbk_nodes(test, 1), was;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, copy);
+	memcpy(copy, nodes, RBK_N * sizeof(*copy));
+	saved = root;
+	was = *new;
+	rb_erase(&new->rb, &root);
+	KUNIT_EXPECT_PTR_EQ(test, root.rb_node, saved.rb_node);
+	KUNIT_EXPECT_EQ(test, memcmp(copy, nodes, RBK_N * sizeof(*copy)), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&was, new, sizeof(was)), 0);
 }
 
 /* The inspector's "parent": the node's parent link points elsewhere. */
@@ -192,6 +223,82 @@ static void rbk_test_debug_right_parent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rb_debug_check_node(rb, &root), RB_FAULT_RIGHT_PARENT);
 }
 
+/* The slot rb_add() would link @node at: its descent, equal keys right. */
+static struct rb_node **rbk_slot(struct rb_root *root, struct rb_node *node,
+				 struct rb_node **parent)
+{
+	struct rb_node **link = &root->rb_node;
+
+	*parent = NULL;
+	while (*link) {
+		*parent = *link;
+		link = rbk_less(node, *parent) ? &(*parent)->rb_left : &(*parent)->rb_right;
+	}
+	return link;
+}
+
+/*
+ * A second insert of a node already in the tree ends at its own empty
+ * right slot (no right child) or in its right subtree (one): found both
+ * ways.
+ */
+static void rbk_test_debug_double_insert(struct kunit *test)
+{
+	struct rb_root root;
+	struct rbk_node *nodes = rbk_tree(test, &root, RBK_N);
+	struct rb_node *parent, **link;
+	unsigned int i, self = 0, ancestor = 0;
+
+	for (i = 0; i < RBK_N; i++) {
+		link = rbk_slot(&root, &nodes[i].rb, &parent);
+		if (nodes[i].rb.rb_right) {
+			ancestor++;
+			KUNIT_EXPECT_EQ(test, rb_debug_check_link(&nodes[i].rb, parent, link),
+					RB_FAULT_LINK_ANCESTOR);
+		} else {
+			self++;
+			KUNIT_EXPECT_EQ(test, rb_debug_check_link(&nodes[i].rb, parent, link),
+					RB_FAULT_LINK_SELF);
+		}
+	}
+	KUNIT_EXPECT_GT(test, self, 0);
+	KUNIT_EXPECT_GT(test, ancestor, 0);
+}
+
+/*
+ * No false positive: a node that was never inserted (its fields garbage)
+ * or was erased and not cleared (its links stale) may be linked; none of
+ * its fields is read.
+ */
+static void rbk_test_debug_fresh_nodes(struct kunit *test)
+{
+	struct rb_root root;
+	struct rbk_node *nodes = rbk_tree(test, &root, RBK_N);
+	struct rbk_node *garbage = rbk_nodes(test, 1);
+	struct rb_node *parent, **link, *rb = &nodes[RBK_N / 2].rb;
+
+	memset(&garbage->rb, 0xa5, sizeof(garbage->rb));
+	garbage->key = RBK_N;
+	link = rbk_slot(&root, &garbage->rb, &parent);
+	KUNIT_EXPECT_EQ(test, rb_debug_check_link(&garbage->rb, parent, link), RB_FAULT_NONE);
+
+	rb_erase(rb, &root);
+	link = rbk_slot(&root, rb, &parent);
+	KUNIT_EXPECT_EQ(test, rb_debug_check_link(rb, parent, link), RB_FAULT_NONE);
+}
+
+/* A parent link in a cycle: the walk stops at RB_DEBUG_MAX_DEPTH. */
+static void rbk_test_debug_too_deep(struct kunit *test)
+{
+	struct rbk_node *nodes = rbk_nodes(test, 3);
+
+	rb_set_parent(&nodes[0].rb, &nodes[1].rb);
+	rb_set_parent(&nodes[1].rb, &nodes[0].rb);
+	nodes[0].rb.rb_left = NULL;
+	KUNIT_EXPECT_EQ(test, rb_debug_check_link(&nodes[2].rb, &nodes[0].rb,
+						  &nodes[0].rb.rb_left), RB_FAULT_TOO_DEEP);
+}
+
 static void rbk_noop_propagate(struct rb_node *rb, struct rb_node *stop)
 {
 }
@@ -207,46 +314,40 @@ static const struct rb_augment_callbacks rbk_noop_callbacks = {
 };
 
 /*
- * What a refused rb_link_node() leaves (no parent, no children, not the
- * root) is never cached as the leftmost, by rb_insert_color_cached() or
- * rb_insert_augmented_cached(); the nodes of the tree are not "refused".
+ * __rb_linked(): true just after rb_link_node(), false for a node it did
+ * not link (cleared, zeroed, or with children); rb_insert_color_cached()
+ * and rb_insert_augmented_cached() of a node that was not linked touch
+ * neither the tree nor the cache.
  */
-static void rbk_test_debug_refused_not_cached(struct kunit *test)
+static void rbk_test_debug_not_linked(struct kunit *test)
 {
 	struct rb_root_cached root = RB_ROOT_CACHED;
-	struct rbk_node *nodes = rbk_nodes(test, 3);
+	struct rbk_node *nodes = rbk_nodes(test, 4), saved[4];
 	struct rb_node *first, *out = &nodes[2].rb;
+	int round;
 
 	rb_add_cached(&nodes[0].rb, &root, rbk_less);
 	rb_add_cached(&nodes[1].rb, &root, rbk_less);
 	first = rb_first_cached(&root);
-	KUNIT_EXPECT_FALSE(test, __rb_link_refused(&nodes[0].rb, &root.rb_root));
-	KUNIT_EXPECT_FALSE(test, __rb_link_refused(&nodes[1].rb, &root.rb_root));
+	rb_link_node(&nodes[3].rb, first, &first->rb_left);
+	KUNIT_EXPECT_TRUE(test, __rb_linked(&nodes[3].rb, &root.rb_root));
+	first->rb_left = NULL;
+	KUNIT_EXPECT_FALSE(test, __rb_linked(&nodes[3].rb, &root.rb_root));
+	KUNIT_EXPECT_FALSE(test, __rb_linked(root.rb_root.rb_node, &root.rb_root));
 
-	out->__rb_parent_color = 0;
-	out->rb_left = NULL;
-	out->rb_right = NULL;
-	KUNIT_EXPECT_TRUE(test, __rb_link_refused(out, &root.rb_root));
-	rb_insert_color_cached(out, &root, true);
-	KUNIT_EXPECT_PTR_EQ(test, rb_first_cached(&root), first);
-
-	out->__rb_parent_color = 0;
-	rb_insert_augmented_cached(out, &root, true, &rbk_noop_callbacks);
-	KUNIT_EXPECT_PTR_EQ(test, rb_first_cached(&root), first);
-	KUNIT_EXPECT_NULL(test, rb_next(rb_next(first)));
-}
-
-/* Every verdict reads differently; a value out of range is named so. */
-static void rbk_test_debug_fault_str(struct kunit *test)
-{
-	enum rb_debug_fault a, b;
-
-	for (a = RB_FAULT_NONE; a <= RB_FAULT_RIGHT_PARENT; a++) {
-		KUNIT_EXPECT_STRNEQ(test, rb_debug_fault_str(a), "unknown fault");
-		for (b = RB_FAULT_NONE; b < a; b++)
-			KUNIT_EXPECT_STRNEQ(test, rb_debug_fault_str(a), rb_debug_fault_str(b));
+	/* @out cleared (as rbk_nodes() leaves it), then zeroed. */
+	for (round = 0; round < 2; round++) {
+		if (round)
+			memset(out, 0, sizeof(*out));
+		KUNIT_EXPECT_FALSE(test, __rb_linked(out, &root.rb_root));
+		memcpy(saved, nodes, sizeof(saved));
+		rb_insert_color_cached(out, &root, true);
+		KUNIT_EXPECT_PTR_EQ(test, rb_first_cached(&root), first);
+		rb_insert_augmented_cached(out, &root, true, &rbk_noop_callbacks);
+		KUNIT_EXPECT_PTR_EQ(test, rb_first_cached(&root), first);
+		KUNIT_EXPECT_EQ(test, memcmp(saved, nodes, sizeof(saved)), 0);
 	}
-	KUNIT_EXPECT_STREQ(test, rb_debug_fault_str(RB_FAULT_RIGHT_PARENT + 1), "unknown fault");
+	KUNIT_EXPECT_NULL(test, rb_next(rb_next(first)));
 }
 
 static struct kunit_case rbk_debug_cases[] = {
@@ -255,14 +356,17 @@ static struct kunit_case rbk_debug_cases[] = {
 	KUNIT_CASE(rbk_test_debug_slot_not_child),
 	KUNIT_CASE(rbk_test_debug_link_self),
 	KUNIT_CASE(rbk_test_debug_not_in_tree),
+	KUNIT_CASE(rbk_test_debug_quiet_erase),
 	KUNIT_CASE(rbk_test_debug_parent),
 	KUNIT_CASE(rbk_test_debug_detach),
 	KUNIT_CASE(rbk_test_debug_not_root),
 	KUNIT_CASE(rbk_test_debug_share),
 	KUNIT_CASE(rbk_test_debug_cycle),
 	KUNIT_CASE(rbk_test_debug_right_parent),
-	KUNIT_CASE(rbk_test_debug_refused_not_cached),
-	KUNIT_CASE(rbk_test_debug_fault_str),
+	KUNIT_CASE(rbk_test_debug_double_insert),
+	KUNIT_CASE(rbk_test_debug_fresh_nodes),
+	KUNIT_CASE(rbk_test_debug_too_deep),
+	KUNIT_CASE(rbk_test_debug_not_linked),
 	{}
 };
 
@@ -273,5 +377,6 @@ static struct kunit_suite rbk_debug_suite = {
 
 kunit_test_suites(&rbk_debug_suite);
 
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_DESCRIPTION("KUnit tests for CONFIG_DEBUG_RBTREE");
 MODULE_LICENSE("GPL");
