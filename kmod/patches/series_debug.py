@@ -70,10 +70,14 @@ enum rb_debug_fault rb_debug_check_link(const struct rb_node *node,
 enum rb_debug_fault rb_debug_check_node(const struct rb_node *node,
 					const struct rb_root *root);
 #endif
-bool __rb_link_valid_or_report(struct rb_node *node, struct rb_node *parent,
-			       struct rb_node **rb_link, const char *op);
-bool __rb_node_valid_or_report(struct rb_node *node, struct rb_root *root,
-			       const char *op, bool erase);
+bool __rb_node_on_path(const struct rb_node *node,
+		       const struct rb_node *parent);
+bool __cold __rb_link_valid_or_report(struct rb_node *node,
+				      struct rb_node *parent,
+				      struct rb_node **rb_link, const char *op);
+bool __cold __rb_node_valid_or_report(struct rb_node *node,
+				      struct rb_root *root, const char *op,
+				      bool erase);
 
 /**
  * __rb_link_valid() - may @node be linked at @rb_link under @parent?
@@ -82,34 +86,31 @@ bool __rb_node_valid_or_report(struct rb_node *node, struct rb_root *root,
  * @rb_link: the slot that will point to it
  * @op: the operation, for a report
  *
- * The slot must be empty and one of @parent's child links, and @node must
- * not be @parent or one of its ancestors.  Mainline requires nothing of a
- * node before rb_link_node() (it may be uninitialised, or erased and not
- * cleared), so the rule is read from the tree, not from the node: a node
- * already in the tree is where a second descent for it ends, at its own
- * empty right slot or in its right subtree, so it is @parent or above it.
- * The walk from @parent to the root reads the nodes the descent read; it
- * is the one check whose cost grows with the tree, as its depth.  A node
- * linked in another tree, or in this one away from the path, is not found.
+ * The slot must be empty and one of @parent's child links (compared
+ * inline), and @node must not be @parent or one of its ancestors.
+ * Mainline requires nothing of a node before rb_link_node() (it may be
+ * uninitialised, or erased and not cleared), so that rule is read from
+ * the tree, not from the node: a node already in the tree is where a
+ * second descent for it ends, at its own empty right slot or in its right
+ * subtree, so it is @parent or above it.  The walk from @parent to the
+ * root, __rb_node_on_path(), is out of line: it is the one check whose
+ * cost grows with the tree, as its depth.  A node linked in another tree,
+ * or in this one away from the path, is not found.
  *
  * Return: true if the link may be made; otherwise it is reported (out of
- * line) and nothing must be written.
+ * line, __cold) and nothing must be written.
  */
 static __always_inline bool __rb_link_valid(struct rb_node *node,
 					    struct rb_node *parent,
 					    struct rb_node **rb_link,
 					    const char *op)
 {
-	const struct rb_node *p;
-	unsigned int depth = 0;
-
-	if (unlikely(*rb_link || (parent && rb_link != &parent->rb_left &&
-				  rb_link != &parent->rb_right)))
-		return __rb_link_valid_or_report(node, parent, rb_link, op);
-	for (p = parent; p; p = rb_parent(p))
-		if (unlikely(p == node || ++depth > RB_DEBUG_MAX_DEPTH))
-			return __rb_link_valid_or_report(node, parent, rb_link, op);
-	return true;
+	if (likely(!*rb_link &&
+		   (!parent || ((rb_link == &parent->rb_left ||
+				 rb_link == &parent->rb_right) &&
+				!__rb_node_on_path(node, parent)))))
+		return true;
+	return __rb_link_valid_or_report(node, parent, rb_link, op);
 }
 
 /*
@@ -375,9 +376,9 @@ config DEBUG_RBTREE
 	  rb_erase() of a node that RB_CLEAR_NODE() cleared and that has no
 	  children stays the silent no-op it is without this option.
 
-	  Erase and replace cost a few compares; an insert also walks from
-	  the new node's parent up to the root, a cost that grows with the
-	  depth of the tree.
+	  Erase and replace cost a few inline compares; an insert below a
+	  parent also calls a function that walks from the parent up to the
+	  root, a cost that grows with the depth of the tree.
 
 	  If unsure, say N.
 
@@ -429,10 +430,13 @@ With CONFIG_DEBUG_RBTREE=y:
    rb_add_cached() and rb_add_augmented_cached() then return NULL and
    keep the cache.
 
-The compares are inline; only a failed check calls out of line, into a
-__cold function of lib/rbtree_debug.c that reports each condition with
-its own CHECK_DATA_CORRUPTION(), as lib/list_debug.c does, the message
-naming the operation and the condition, and the nodes by %px.  The
+The compares are inline, as <linux/list.h> has them since 6.6; the walk
+from the parent to the root is a function of lib/rbtree_debug.c,
+__rb_node_on_path(), called by every insertion below a parent; and only
+a failed check calls out of line into a __cold function that reports
+each condition with its own CHECK_DATA_CORRUPTION(), as lib/list_debug.c
+does, the message naming the operation and the condition, and the nodes
+by %px.  The
 operation is then skipped and nothing is written: not the node, which
 may be in a tree, nor any node of the tree, nor the cache.  What a
 caller did before the call is its own: an open-coded augmented insert

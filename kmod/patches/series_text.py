@@ -286,9 +286,9 @@ rb_find_add_rcu() (6.12).
 
 Patch 2 adds CONFIG_DEBUG_RBTREE: checks of the links around the node on
 every insert (rb_link_node(), rb_link_node_rcu()), erase and replace,
-inline compares with the report out of line and __cold, one
-CHECK_DATA_CORRUPTION() per condition as lib/list_debug.c has; a refused
-operation writes nothing.  Its own KUnit suite tests each verdict.  Its
+inline compares, the insert's walk to the root out of line and the
+report out of line and __cold, one CHECK_DATA_CORRUPTION() per condition
+as lib/list_debug.c has; a refused operation writes nothing.  Its own KUnit suite tests each verdict.  Its
 cost, in instructions per insert and erase, is in its commit message
 (kmod/patches/debug-cost of rbtree-inspector).
 
@@ -317,9 +317,11 @@ Changes since v1, the RFC this replaces (the same five patches):
  - patch 2: rb_erase() of a cleared node without children is again the
    silent no-op it is in mainline (v1 warned, and panicked under
    panic_on_warn);
- - patch 2: the compares are inline and only the report is out of line
-   and __cold, as <linux/list.h> since 6.6; v1 called an exported
-   four-argument function from every inlined rb_link_node();
+ - patch 2: the compares are inline and the report is out of line and
+   __cold, as <linux/list.h> since 6.6; v1 called an exported
+   four-argument function from every inlined rb_link_node() for all of
+   its checks.  The one check that is not a few compares, the insert's
+   walk to the root, is a two-argument call (__rb_node_on_path());
  - patch 2: one CHECK_DATA_CORRUPTION() per condition, not one with a
    computed verdict; erases are reported under their own names
    (v1 reported every augmented erase as "rb_erase"); the verdict

@@ -3,10 +3,11 @@
  * The reports of CONFIG_DEBUG_RBTREE: the links around a node that is
  * linked into, erased from or replaced in a red-black tree.
  *
- * The checks themselves are inline in <linux/rbtree.h> (a few compares,
- * and for an insertion the walk from the new parent up to the root); only
- * when one fails does its caller come here, out of line and __cold, as
- * <linux/list.h> does for lists.  Each condition has its own
+ * The compares are inline in <linux/rbtree.h>; only when one fails does
+ * its caller come here, to a report out of line and __cold, as
+ * <linux/list.h> does for lists.  The one check that is not a few
+ * compares, an insertion's walk from the new parent up to the root, is
+ * here too, out of line: __rb_node_on_path().  Each condition has its own
  * CHECK_DATA_CORRUPTION(), its message naming the operation and the
  * condition, so that each is reported, and titled, on its own.  After a
  * report the caller skips the write: no node is written, neither the one
@@ -92,13 +93,37 @@ rb_debug_check_node(const struct rb_node *node, const struct rb_root *root)
 EXPORT_SYMBOL_IF_KUNIT(rb_debug_check_node);
 
 /**
+ * __rb_node_on_path() - is @node on the path from @parent to the root?
+ * @node: the node being inserted; none of its fields is read
+ * @parent: its parent-to-be
+ *
+ * Called by __rb_link_valid() for every insertion below a parent, once
+ * its compares passed: it walks the parent links from @parent up, which
+ * the descent has just read.
+ *
+ * Return: true if @node is @parent or one of its ancestors (it is already
+ * in the tree), or if @parent's ancestors do not end at a root within
+ * RB_DEBUG_MAX_DEPTH; the caller then reports.
+ */
+bool __rb_node_on_path(const struct rb_node *node, const struct rb_node *parent)
+{
+	unsigned int depth = 0;
+
+	for (; parent; parent = rb_parent(parent))
+		if (parent == node || ++depth > RB_DEBUG_MAX_DEPTH)
+			return true;
+	return false;
+}
+EXPORT_SYMBOL(__rb_node_on_path);
+
+/**
  * __rb_link_valid_or_report() - report what is wrong with a link
  * @node: the node being inserted
  * @parent: its parent-to-be, NULL for the root
  * @rb_link: the slot that would point to it
  * @op: the operation, for the report
  *
- * Called by __rb_link_valid() when its compares fail; writes nothing.
+ * Called by __rb_link_valid() when a check fails; writes nothing.
  *
  * Return: true if, after all, nothing is wrong.
  */
