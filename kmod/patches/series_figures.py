@@ -319,9 +319,9 @@ DEBUG_COST = DOCS / "debug-rbtree-cost.md"
 def debug_cost_paragraph(page: Path = DEBUG_COST) -> str:
     """CONFIG_DEBUG_RBTREE's cost, for its commit message, from its page.
 
-    The rows of kmod/patches/debug-cost's table: instructions per insert
-    and erase without and with the checks, at every N; and the text size
-    line of rbtree.o.
+    The rows of kmod/patches/debug-cost's table: instructions per insert,
+    erase and replace without and with the checks, at every N; and the
+    text size line of rbtree.o.
     """
     if not page.is_file():
         raise FigureError(f"{page}: missing (kmod/patches/debug-cost --doc writes it)")
@@ -331,7 +331,7 @@ def debug_cost_paragraph(page: Path = DEBUG_COST) -> str:
         raise FigureError(f"{page}: no table with a 'with DEBUG_RBTREE' column")
     table = found[0]
     parts = []
-    for op in ("insert", "erase"):
+    for op in ("insert", "erase", "replace"):
         rows = table.select(operation=op)
         if not rows:
             raise FigureError(f"{page}: no row for {op}")
@@ -345,9 +345,9 @@ def debug_cost_paragraph(page: Path = DEBUG_COST) -> str:
         raise FigureError(f"{page}: no bloat-o-meter line for rbtree_debug.o")
     return textwrap.fill(
         f"Measured on the userspace copy of this code (tools/lib/rbtree.c with "
-        f"these checks, cachegrind, N{NBSP}={NBSP}{ns} random keys; "
+        f"these checks, callgrind, N{NBSP}={NBSP}{ns} random keys; "
         f"kmod/patches/debug-cost of rbtree-inspector), the checks add "
-        f"{parts[0]} and {parts[1]}; rbtree.o and rbtree_debug.o grow by "
+        f"{parts[0]}, {parts[1]} and {parts[2]}; rbtree.o and rbtree_debug.o grow by "
         f"{size.group(1)} bytes of text.  With CONFIG_DEBUG_RBTREE=n nothing "
         f"changes: the hooks are inline functions that return a constant.",
         width=72).replace(NBSP, " ") + "\n"
