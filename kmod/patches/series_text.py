@@ -285,22 +285,46 @@ rb_erase_cached(), RB_DECLARE_CALLBACKS_MAX(), rb_add_augmented_cached()
 rb_find_add_rcu() (6.12).
 
 Patch 2 adds CONFIG_DEBUG_RBTREE: checks of the links around the node on
-every insert (rb_link_node(), rb_link_node_rcu()), erase and replace,
-inline compares, the insert's walk to the root out of line and the
-report out of line and __cold, one CHECK_DATA_CORRUPTION() per condition
-as lib/list_debug.c has; a refused operation writes nothing.  Its own KUnit suite tests each verdict.  Its
-cost, in instructions per insert and erase, is in its commit message
+every insert (rb_link_node(), rb_link_node_rcu()), erase and replace:
+inline compares, the insert's walk to the root out of line, and the
+report out of line and __cold, one CHECK_DATA_CORRUPTION() per
+condition as lib/list_debug.c has; a refused operation writes nothing.
+Its own KUnit suite tests each verdict.  Its cost, in instructions per
+insert, erase and replace, is in its commit message
 (kmod/patches/debug-cost of rbtree-inspector).
 
-The reports follow the rule syzkaller relies on: it titles a report by
-where the WARNING fired and by its message, so a single
-CHECK_DATA_CORRUPTION() for every fault would file every rbtree
-corruption under one title.  Each condition has its own
-CHECK_DATA_CORRUPTION(), and its message starts with the operation and
-the condition, addresses last ("rb_erase corruption: node's left child
-has another parent (node=...)"), so that each kind of corruption, and
-each operation, gets a title of its own; rb_erase_augmented() and the
-cached forms name themselves.
+syzkaller's report parser (pkg/report/linux.go) titles a WARNING by the
+function it fired in ("WARNING in FUNC"), and has a rule of its own for
+lib/list_debug.c, whose BUG it titles "BUG: corrupted list in CALLER"
+after the first frame of the call trace.  Without such a rule every
+DEBUG_RBTREE report would be "WARNING in __rb_node_valid_or_report" (or
+__rb_link_valid_or_report): one title for every tree and every caller.
+The rule patch 2 needs there, in the "WARNING:" and "kernel BUG"
+sections beside list_debug.c's, names the tree's user instead, the first
+frame outside the rbtree code:
+
+  {{
+          title: compile("WARNING: .*lib/rbtree_debug\\\\.c.*"),
+          fmt:   "WARNING: corrupted rbtree in %[1]v",
+          stack: warningStackFmt(rbtreeFrames...),
+  }},
+  {{
+          title: compile("kernel BUG at lib/rbtree_debug.c"),
+          fmt:   "BUG: corrupted rbtree in %[1]v",
+          stack: &stackFmt{{
+                  parts: []*regexp.Regexp{{compile("Call Trace:"), parseStackTrace}},
+                  skip:  rbtreeFrames,
+          }},
+  }},
+
+  var rbtreeFrames = []string{{"__rb_", "rb_debug", "rb_erase",
+          "rb_replace_node", "rb_insert_color", "rb_insert_augmented"}}
+
+Each condition has its own CHECK_DATA_CORRUPTION(), so its own line of
+lib/rbtree_debug.c in the report, and its message starts with the
+operation and the condition, addresses last ("rb_erase corruption:
+node's left child has another parent (node=...)"); rb_erase_augmented()
+and the cached forms name themselves.
 
 Changes since v1, the RFC this replaces (the same five patches):
 
@@ -378,7 +402,10 @@ lib/rbtree.c, <linux/rbtree.h>, <linux/rbtree_augmented.h>,
 MAINTAINERS lists, at the address it lists.  MAINTAINERS has no entry for
 lib/rbtree.c and the tree this was made on has no git history, so
 get_maintainer.pl alone reaches only the catch-all entries; its git
-options on a kernel git tree would find more before sending.
+options on a kernel git tree would find more before sending.  Patches 1,
+2 and 4 also Cc kunit-dev (their KUnit suites), and patch 2
+linux-hardening (CHECK_DATA_CORRUPTION(), as DEBUG_LIST) and syzkaller
+(the report rule above).
 
 Based on 6.12.
 

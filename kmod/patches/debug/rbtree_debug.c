@@ -8,10 +8,10 @@
  * <linux/list.h> does for lists.  The one check that is not a few
  * compares, an insertion's walk from the new parent up to the root, is
  * here too, out of line: __rb_node_on_path().  Each condition has its own
- * CHECK_DATA_CORRUPTION(), its message naming the operation and the
- * condition, so that each is reported, and titled, on its own.  After a
- * report the caller skips the write: no node is written, neither the one
- * passed in (which may be in a tree) nor any node of the tree.
+ * CHECK_DATA_CORRUPTION(), at its own line, its message naming the
+ * operation and the condition, so that each is reported on its own.
+ * After a report the caller skips the write: no node is written, neither
+ * the one passed in (which may be in a tree) nor any node of the tree.
  *
  * rb_debug_check_link() and rb_debug_check_node() give the verdict
  * without a report, for the KUnit suite.
