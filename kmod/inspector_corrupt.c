@@ -239,6 +239,69 @@ static int rbti_corrupt_erase(struct rbti_tree *t, char *buf)
 	return ret;
 }
 
+/*
+ * `corrupt reinsert KEY`: a second insert of the node with KEY, the other
+ * write CONFIG_DEBUG_RBTREE must refuse.  An open-coded descent by key,
+ * an equal key to the right as rb_add() puts it, into the root (a latch
+ * tree's copy 0), then rb_link_node() and rb_insert_color(): the descent
+ * ends at the node's own empty right slot, or in its right subtree, so the
+ * node is the parent-to-be or one of its ancestors.  DEBUG_RBTREE must
+ * report it and write nothing; without it the link would corrupt the
+ * tree, so the command exists only on kernels with DEBUG_RBTREE.  A key
+ * present more than once is EINVAL: its node may be off the descent's
+ * path.  Should the link be made after all, the tree is left corrupt and
+ * not coloured.
+ */
+static int rbti_corrupt_reinsert(struct rbti_tree *t, char *buf)
+{
+	struct rb_node **link, *parent = NULL, *prev, *next;
+	struct rb_root *root;
+	struct rbti_node *n;
+	s64 key;
+	int ret;
+
+	if (rbti_parse_args(buf, &key, 1))
+		return -EINVAL;
+	if (!IS_ENABLED(CONFIG_DEBUG_RBTREE))
+		return -EOPNOTSUPP;
+	mutex_lock(&t->lock);
+	ret = -EUCLEAN;
+	if (t->corrupt)
+		goto unlock;
+	n = t->ops->find(t, key);
+	ret = -ENOENT;
+	if (!n)
+		goto unlock;
+	prev = rb_prev(&n->rb);
+	next = rb_next(&n->rb);
+	ret = -EINVAL;
+	if ((prev && rb_entry(prev, struct rbti_node, rb)->key == key) ||
+	    (next && rb_entry(next, struct rbti_node, rb)->key == key))
+		goto unlock;
+	root = rbti_root(t, 0);
+	rbti_gate_close(t);
+	link = &root->rb_node;
+	while (*link) {
+		parent = *link;
+		link = key < rb_entry(parent, struct rbti_node, rb)->key ?
+		       &parent->rb_left : &parent->rb_right;
+	}
+	rb_link_node(&n->rb, parent, link);
+	if (*link == &n->rb) {
+		t->corrupt = true;
+		/* Ordered after the link, for rbti_queries_safe(). */
+		smp_store_release(&t->broken, RBTI_LINK_CHILD);
+	} else {
+		rb_insert_color(&n->rb, root);
+	}
+	t->gen++;
+	rbti_gate_open(t);
+	ret = 0;
+unlock:
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
 static int rbti_corrupt(struct rbti_tree *t, char *buf)
 {
 	const struct rbti_corruption *c = NULL;
@@ -253,6 +316,8 @@ static int rbti_corrupt(struct rbti_tree *t, char *buf)
 	cmd = rbti_token(&buf);
 	if (cmd && !strcmp(cmd, "erase"))
 		return rbti_corrupt_erase(t, buf);
+	if (cmd && !strcmp(cmd, "reinsert"))
+		return rbti_corrupt_reinsert(t, buf);
 	for (i = 0; cmd && i < ARRAY_SIZE(rbti_corruptions); i++)
 		if (!strcmp(cmd, rbti_corruptions[i].name))
 			c = &rbti_corruptions[i];

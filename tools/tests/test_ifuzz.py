@@ -88,10 +88,11 @@ def test_corrupt_commands_and_the_exclusion(trees, cmds):
 
 def test_the_corrupt_table_is_the_modules():
     """DEBUGFS.md's table of `corrupt` commands names the commands of
-    kmod/inspector_corrupt.c (its rbti_corruptions[] and `erase`), and the
-    fuzzer generates all of them but `erase`: that one is EOPNOTSUPP on
-    make test's kernels, and a DEBUG_RBTREE warning on make patches' kernel,
-    where ifuzz runs with warnings panicking (kmod/patches/suites)."""
+    kmod/inspector_corrupt.c (its rbti_corruptions[], `erase` and
+    `reinsert`), and the fuzzer generates all of them but `erase` and
+    `reinsert`: those are EOPNOTSUPP on make test's kernels, and a
+    DEBUG_RBTREE warning on make patches' kernel, where ifuzz runs with
+    warnings panicking (kmod/patches/suites)."""
     with open(os.path.join(REPO, "kmod", "DEBUGFS.md")) as f:
         page = f.read()
     section = page[page.index("## `corrupt` commands"):]
@@ -105,8 +106,8 @@ def test_the_corrupt_table_is_the_modules():
     table = code[code.index("rbti_corruptions[] = {"):]
     table = table[:table.index("};")]
     names = set(re.findall(r'\{ "(\w+)",', table))
-    assert '!strcmp(cmd, "erase")' in code
-    assert len(names) == 13 and documented == names | {"erase"}
+    assert '!strcmp(cmd, "erase")' in code and '!strcmp(cmd, "reinsert")' in code
+    assert len(names) == 13 and documented == names | {"erase", "reinsert"}
     assert set(ifuzz.CORRUPTIONS) == names
 
 
