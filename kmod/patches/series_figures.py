@@ -338,7 +338,8 @@ def debug_cost_paragraph(page: Path = DEBUG_COST) -> str:
         added = sorted({r["added"].lstrip("+") for r in rows}, key=float)
         span = added[0] if len(added) == 1 else f"{added[0]}-{added[-1]}"
         base = sorted({r["instructions without"] for r in rows}, key=float)
-        parts.append(f"{span} instructions per {op} (on {base[0]}-{base[-1]})")
+        on = base[0] if len(base) == 1 else f"{base[0]}-{base[-1]}"
+        parts.append(f"{span} instructions per {op} (on {on})")
     ns = " and ".join(sorted({r[table.column("N")] for r in table.rows}, key=int))
     size = re.search(r"rbtree_debug\.o:\s*`add/remove: [^`]*\((\d+)\)`", text)
     if not size:
