@@ -382,9 +382,9 @@ test_corrupt_queries() {
 	put "$D/$t/clear" 1
 }
 
-# `corrupt erase` (DEBUGFS.md): the write DEBUG_RBTREE must catch, so it
-# exists only where the kernel has DEBUG_RBTREE; there it erases only the
-# node a link corruption broke. kmod/patches/debug-rbtree-test, on the
+# `corrupt erase` and `corrupt reinsert` (DEBUGFS.md): the writes
+# DEBUG_RBTREE must catch, so they exist only where the kernel has
+# DEBUG_RBTREE; there erase takes only the node a link corruption broke. kmod/patches/debug-rbtree-test, on the
 # patched kernel of `make patches`, erases for real.
 test_corrupt_erase() {
 	t=mainline
@@ -393,6 +393,7 @@ test_corrupt_erase() {
 	put_err "corrupt erase without allow_corrupt is EPERM" EPERM "$D/$t/corrupt" erase
 	echo 1 >"$P/allow_corrupt"
 	put_err "corrupt erase with a key is EINVAL" EINVAL "$D/$t/corrupt" "erase 8"
+	put_err "corrupt reinsert without a key is EINVAL" EINVAL "$D/$t/corrupt" reinsert
 	if grep -qw __rb_node_valid_or_report /proc/kallsyms; then
 		put_err "DEBUG_RBTREE: corrupt erase of an intact tree is ENOENT" \
 			ENOENT "$D/$t/corrupt" erase
@@ -400,6 +401,11 @@ test_corrupt_erase() {
 		put_err "DEBUG_RBTREE: corrupt erase after a corruption of no link is ENOENT" \
 			ENOENT "$D/$t/corrupt" erase
 	else
+		_before=$(cat "$D/$t/dump")
+		put_err "corrupt reinsert without DEBUG_RBTREE is EOPNOTSUPP" \
+			EOPNOTSUPP "$D/$t/corrupt" "reinsert 8"
+		is "corrupt reinsert without DEBUG_RBTREE leaves the tree as it was" \
+			"$(cat "$D/$t/dump")" "$_before"
 		put "$D/$t/corrupt" "parent 8"
 		_before=$(cat "$D/$t/dump")
 		put_err "corrupt erase without DEBUG_RBTREE is EOPNOTSUPP" \
