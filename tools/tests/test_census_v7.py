@@ -178,14 +178,14 @@ def test_a_lock_whose_waiter_went_is_a_changed_tree_not_a_broken_one():
     inst = census_find.Instance("rt_mutex_base.waiters", "pi-locks", "lock",
                                 lock, True, lock, still=still)
     broken = Outcome("violation", reads=2)
-    assert census.slab_gone(None, inst, broken) is broken
+    assert census.route_gone(None, inst, broken) is broken
     words[slot] = 0x9999                # waits on another lock now
-    assert census.slab_gone(None, inst, broken).state == "changing"
+    assert census.route_gone(None, inst, broken).state == "changing"
     words[slot] = lock
     words[top + 16] = 0                 # left the task's tree
-    assert census.slab_gone(None, inst, broken).state == "changing"
+    assert census.route_gone(None, inst, broken).state == "changing"
     del words[top + 8]                  # cannot tell: the verdict stands
-    assert census.slab_gone(None, inst, broken) is broken
+    assert census.route_gone(None, inst, broken) is broken
 
 
 def test_the_head_of_a_compound_page_from_7x_compound_info():

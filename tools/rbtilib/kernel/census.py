@@ -167,7 +167,7 @@ def round_robin(insts: list) -> list:
     return out
 
 
-def slab_gone(prog, inst, out: Outcome) -> Outcome:
+def route_gone(prog, inst, out: Outcome) -> Outcome:
     """A tree that reads broken or unreadable counts only if its route
     still leads to it once it has been read: an object of the slab route
     (anon_vmas, inodes) still allocated in its cache, a lock still waited
@@ -268,7 +268,7 @@ def run_census(prog, mem, args, finder: Finder | None = None,
                     spec is not None:
                 later.append((inst, spec))
                 continue
-        out = slab_gone(prog, inst, out)
+        out = route_gone(prog, inst, out)
         results.append((inst, out))
         st = stats.setdefault(inst.kind, KindStats(inst.kind))
         st.routes |= inst.routes
