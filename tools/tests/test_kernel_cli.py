@@ -263,6 +263,27 @@ def test_module_object_places_unrelocated_symbols(tmp_path, monkeypatch):
         debuginfo.module_object(live, "rbti_trees", str(syms))
 
 
+def test_module_symbols_are_read_once_while_the_file_stays(tmp_path):
+    """kallsyms is read once for many symbols (a debug kernel lists it in
+    about a second), and again once it changes; a hidden (0) address is
+    no address, a symbol of the kernel itself is not a module's."""
+    syms = tmp_path / "kallsyms"
+    syms.write_text("ffffffff81000000 T _text\n"
+                    "0000000000000000 d rbti_hidden\t[rbtree_inspector]\n"
+                    "ffffffffc00021a0 d rbti_trees\t[rbtree_inspector]\n"
+                    "ffffffffc00031a0 d rbti_trees\t[other_module]\n")
+    first = debuginfo.module_symbols(str(syms))
+    assert first == {"rbti_trees": 0xffffffffc00021a0}
+    assert debuginfo.module_symbols(str(syms)) is first
+    syms.write_text("ffffffffc00051a0 d rbti_trees\t[rbtree_inspector]\n"
+                    "ffffffffc0005000 d rbti_hidden\t[rbtree_inspector]\n")
+    assert debuginfo.module_symbols(str(syms)) == {
+        "rbti_trees": 0xffffffffc00051a0, "rbti_hidden": 0xffffffffc0005000}
+    syms.unlink()
+    with pytest.raises(kernel.KernelError, match="kallsyms"):
+        debuginfo.module_symbols(str(syms))
+
+
 def open_live(monkeypatch, tmp_path, fake, **kw):
     import argparse
     monkeypatch.setattr(debuginfo, "_drgn", lambda: fake)

@@ -402,15 +402,56 @@ def module_object(prog, name: str, kallsyms: str = "/proc/kallsyms"):
                 f"knows), and the dump does not say where it is: {e}") \
                 from None
         return drgn.Object(prog, obj.type_, address=addr)
+    addr = module_symbols(kallsyms).get(name)
+    if addr:
+        return drgn.Object(prog, obj.type_, address=addr)
+    raise KernelError(f"{name} has no address in {kallsyms} (not root, or "
+                      "kptr_restrict?)")
+
+
+# module_symbols()' table of each kallsyms file: {path: (state, symbols)}.
+_MODULE_SYMBOLS: dict = {}
+
+
+def _symbols_state(kallsyms: str):
+    """What says that *kallsyms* still lists the same module symbols: the
+    loaded modules, their sizes and addresses (/proc/modules) for the
+    kernel's own list, the file's identity and size for another file."""
+    try:
+        if kallsyms == "/proc/kallsyms":
+            with open("/proc/modules", encoding="ascii",
+                      errors="replace") as f:
+                return f.read()
+        st = os.stat(kallsyms)
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+    except OSError:
+        return None
+
+
+def module_symbols(kallsyms: str = "/proc/kallsyms") -> dict:
+    """{name: address} of the module symbols (the lines that name a
+    [module]) of *kallsyms*, the first listed address of each name that
+    is not 0. A kernel lists some
+    200,000 symbols, slowly under KASAN: the table is read once and kept
+    while the modules stay the same (:func:`_symbols_state`). A
+    KernelError where the file cannot be read."""
+    state = _symbols_state(kallsyms)
+    kept = _MODULE_SYMBOLS.get(kallsyms)
+    if state is not None and kept is not None and kept[0] == state:
+        return kept[1]
+    symbols: dict = {}
     try:
         with open(kallsyms, encoding="ascii", errors="replace") as f:
             for line in f:
+                if not line.rstrip().endswith("]"):
+                    continue
                 fields = line.split()
-                if len(fields) >= 3 and fields[2] == name:
+                if len(fields) >= 4 and fields[2] not in symbols:
                     addr = int(fields[0], 16)
-                    if addr:
-                        return drgn.Object(prog, obj.type_, address=addr)
+                    if addr:        # 0: hidden (kptr_restrict, not root)
+                        symbols[fields[2]] = addr
     except (OSError, ValueError) as e:
         raise KernelError(f"{kallsyms}: {e}") from None
-    raise KernelError(f"{name} has no address in {kallsyms} (not root, or "
-                      "kptr_restrict?)")
+    if state is not None:
+        _MODULE_SYMBOLS[kallsyms] = (state, symbols)
+    return symbols
