@@ -30,14 +30,7 @@ import re
 from ..record import record
 from . import Fault, KernelError
 from .debuginfo import _drgn, unalias
-from .walk import TreeSpec
-
-ROOT_TYPES = {"rb_root": False, "rb_root_cached": True,
-              "rb_root_linked": True}
-"""Root struct tags, and whether they cache the leftmost node: both
-rb_root_cached and 7.x's rb_root_linked keep it in the word after the
-rb_root (rb_root_linked's points to a struct rb_node_linked, whose
-rb_node comes first)."""
+from .walk import ROOT_TYPES, TreeSpec
 
 ADDRESS_MASK = (1 << 64) - 1
 """A CPU's copy of a per-CPU variable is the symbol's address plus the

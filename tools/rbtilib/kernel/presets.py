@@ -8,24 +8,22 @@ from .debuginfo import DrgnType, _drgn, module_object, unalias
 from ..dump import FLAG_ORDER
 from . import census_kinds as kinds
 from .census_kinds import Unfit, order_spec
-from .walk import Layout, TreeSpec, s64, u64
+from .walk import ROOT_TYPES, Layout, TreeSpec, s64, u64
 
 
 def _cached_root(obj):
-    """(&root.rb_node, &leftmost or None) of an rb_root, rb_root_cached
-    or rb_root_linked object."""
+    """(&root.rb_node, &leftmost or None) of a root object (or a pointer
+    to one) of a type of :data:`~.walk.ROOT_TYPES`."""
     drgn = _drgn()
     if unalias(obj.type_).kind == drgn.TypeKind.POINTER:
         obj = obj[0]
-    tname = unalias(obj.type_).type_name()
-    if tname in ("struct rb_root_cached", "struct rb_root_linked"):
-        # rb_root_linked's leftmost points to a struct rb_node_linked,
-        # whose first member is the rb_node.
+    t = unalias(obj.type_)
+    if t.kind != drgn.TypeKind.STRUCT or t.tag not in ROOT_TYPES:
+        raise KernelError(f"root is a {t.type_name()}, not struct "
+                          + ", struct ".join(ROOT_TYPES))
+    if ROOT_TYPES[t.tag]:
         return (obj.rb_root.rb_node.address_, obj.rb_leftmost.address_)
-    if tname == "struct rb_root":
-        return obj.rb_node.address_, None
-    raise KernelError(f"root is a {tname}, not struct rb_root, "
-                      "rb_root_cached or rb_root_linked")
+    return obj.rb_node.address_, None
 
 
 def make_layout(prog, entry: str, member: str) -> Layout:

@@ -32,6 +32,13 @@ from typing import Callable
 from ..record import factory, record
 from . import Fault
 
+ROOT_TYPES = {"rb_root": False, "rb_root_cached": True,
+              "rb_root_linked": True}
+"""Root struct tags, and whether they cache the leftmost node: both
+rb_root_cached and 7.x's rb_root_linked keep it in the word after the
+rb_root, as members rb_root and rb_leftmost (rb_root_linked's points to
+a struct rb_node_linked, whose rb_node comes first)."""
+
 MAX_DEPTH = 128
 """Deepest level walked, as RBTI_MAX_DEPTH in kmod/inspector.h."""
 
