@@ -212,3 +212,57 @@ def test_the_head_of_a_compound_page_from_7x_compound_info():
     words[tail + 8] = 0x1000 | 1                          # names no page
     with pytest.raises(ValueError):
         census_slab.compound_head(prog, page)
+
+
+class _Sym:
+    def __init__(self, name, address, kind, binding="LOCAL", size=8):
+        self.name, self.address, self.size = name, address, size
+        self.kind = getattr(drgn.SymbolKind, kind)
+        self.binding = getattr(drgn.SymbolBinding, binding)
+
+
+class _Statics:
+    """A program with two `static struct rb_root tree`s, in a.c and b.c,
+    one in a header (seen from c.c, no variable of that file) and one in
+    two files of the same name: drgn's lookup by name gives a.c's."""
+
+    def __init__(self, rb_root):
+        self.rb_root = rb_root
+        self.syms = [_Sym("a.c", 0, "FILE"),
+                     _Sym("tree", 0xffffffff81001000, "OBJECT"),
+                     _Sym("b.c", 0, "FILE"),
+                     _Sym("tree", 0xffffffff81002000, "OBJECT"),
+                     _Sym("c.c", 0, "FILE"),
+                     _Sym("tree", 0xffffffff81003000, "OBJECT"),
+                     _Sym("core.c", 0, "FILE"),
+                     _Sym("tree", 0xffffffff81004000, "OBJECT")]
+        self.defined = {None: 0xffffffff81001000, "a.c": 0xffffffff81001000,
+                        "b.c": 0xffffffff81002000,
+                        "core.c": 0xffffffff81005000}
+
+    def symbols(self):
+        return self.syms
+
+    def symbol(self, name):
+        raise LookupError(name)
+
+    def variable(self, name, filename=None):
+        if name != "tree" or filename not in self.defined:
+            raise LookupError(f"could not find variable {name!r}")
+        return types.SimpleNamespace(address_=self.defined[filename],
+                                     type_=self.rb_root)
+
+
+def test_a_static_whose_name_another_has_is_read_where_its_file_says():
+    """The symbol table's file symbol names each static's file: the two
+    `tree`s of a.c and b.c are read; one defined in a header, and one
+    whose file name finds another file's variable, are counted, not
+    guessed at."""
+    prog, rb_root, _ = _types()
+    fake = _Statics(rb_root)
+    f = census_find.Finder(fake, None, census_find.Types(prog))
+    assert census_find.find_variables(f) == 4
+    assert sorted(hex(a) for a in f.found) == ["0xffffffff81001000",
+                                               "0xffffffff81002000"]
+    assert "1 statics whose name names another variable too, placed by " \
+        "their file, 2 not (not read)" in f.notes[-1]

@@ -269,8 +269,12 @@ def find_variables(f: Finder) -> int:
     text, end = _image(prog)
     offsets = [(cpu, int(prog["__per_cpu_offset"][cpu]))
                for cpu in possible_cpus(prog)] if hi > lo else []
-    looked = ambiguous = unreadable = 0
+    looked = ambiguous = placed = unreadable = 0
+    source = None
     for sym in prog.symbols():
+        if sym.kind == drgn.SymbolKind.FILE:
+            source = sym.name       # the local symbols that follow are its
+            continue
         if sym.kind != drgn.SymbolKind.OBJECT or sym.size < 8:
             continue
         percpu = lo <= sym.address < hi
@@ -280,8 +284,13 @@ def find_variables(f: Finder) -> int:
         try:
             obj = prog.variable(sym.name)
             if obj.address_ != sym.address:
-                ambiguous += 1      # a static of this name elsewhere too
-                continue
+                # A static of this name elsewhere too: the one its file
+                # defines, if the symbol table says which file.
+                obj = _static_of(prog, sym, source)
+                if obj is None:
+                    ambiguous += 1
+                    continue
+                placed += 1
             slots = f.types.top(obj.type_, sym.name)
         except Exception:  # noqa: BLE001 (drgn: debug info it cannot read)
             unreadable += 1
@@ -294,10 +303,26 @@ def find_variables(f: Finder) -> int:
                             "percpu", f"{sym.name}[cpu{cpu}]")
         else:
             f.add_slots(slots, sym.address, "global", sym.name)
-    f.notes.append(f"variables: {looked} symbols, {ambiguous} whose name "
-                   f"names another variable too (not read), {unreadable} "
+    f.notes.append(f"variables: {looked} symbols, {placed} statics whose "
+                   f"name names another variable too, placed by their "
+                   f"file, {ambiguous} not (not read), {unreadable} "
                    "whose debug info drgn cannot read")
     return looked
+
+
+def _static_of(prog, sym, source: str | None):
+    """The variable of local symbol *sym*, looked up in *source* (the
+    file symbol before it in the symbol table, e.g. "core.c"), if it is
+    the one at the symbol's address; else None (a static defined in a
+    header, or a file name that names several files)."""
+    drgn = _drgn()
+    if sym.binding != drgn.SymbolBinding.LOCAL or not source:
+        return None
+    try:
+        obj = prog.variable(sym.name, source)
+    except LookupError:
+        return None
+    return obj if obj.address_ == sym.address else None
 
 
 # --- tasks, their files, epoll and address spaces ---------------------------
