@@ -20,6 +20,7 @@ the guest by docs/tests/readme-session.
 from __future__ import annotations
 
 import functools
+import os
 import re
 import subprocess
 import sys
@@ -58,7 +59,11 @@ def all_code() -> list[str]:
 
 @functools.lru_cache(maxsize=None)
 def make_help() -> str:
-    return run(["make", "--no-print-directory", "help"]).stdout
+    """make help as a user with the default cache sees it (RBTI_CACHE and
+    XDG_CACHE_HOME move the cache, and the path make help prints)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("RBTI_CACHE", "XDG_CACHE_HOME")}
+    return run(["make", "--no-print-directory", "help"], env=env).stdout
 
 
 def help_targets() -> list[str]:
