@@ -8,8 +8,8 @@ directory that is not there is a finding like any other.  A check lists
 the capabilities (:data:`CAPABILITIES`) its finding blocks, with the fix.
 The debug info is looked for where ``rbti census`` looks for it
 (:mod:`rbtilib.kernel.debuginfo`: ``--vmlinux``, $RBTI_KBUILD, then
-drgn's own places; the module's .ko in $RBTI_KMOD), so that a green
-doctor is a census that starts.
+drgn's own places; the module's .ko in $RBTI_KMOD, then under
+/lib/modules/RELEASE), so that a green doctor is a census that starts.
 
 Every path is read through a :class:`Host`, under its *root* (``/``; the
 tests build a fake machine in a directory).
@@ -343,8 +343,9 @@ def probe_module_debuginfo(host: Host) -> Check:
                      f"cannot be read (/sys/module/{MODULE}/notes): rbti reads "
                      "the kernel without the module's debug info",
                      ["verify"], "run as root, on a kernel that gives modules' notes")
-    dirs = module_dirs(host.environ)
-    looked = [f"$RBTI_KMOD: {', '.join(dirs) if dirs else 'unset'}"]
+    dirs = module_dirs(host.environ, host.release)
+    kmod = host.environ.get("RBTI_KMOD")
+    looked = [f"$RBTI_KMOD: {kmod or 'unset'}"] + dirs[1 if kmod else 0:]
     try:
         ko = find_module_ko(MODULE, [host.path(d) for d in dirs], sys_module)
     except KernelError:
@@ -352,30 +353,29 @@ def probe_module_debuginfo(host: Host) -> Check:
     if ko:
         return Check("module-debug-info", title, f"{ko} (build id {want})",
                      [], "", looked)
-    # Not where rbti looks: is it anywhere the fix can point at?
+    # Not where rbti looks: is it where modinfo says?
     named = host.modinfo(MODULE)
     elsewhere = [os.path.dirname(named)] if named else []
     looked += [f"{d} (modinfo -n)" for d in elsewhere]
-    elsewhere.append(f"/lib/modules/{host.release}")
-    looked.append(elsewhere[-1])
     try:
         other = find_module_ko(MODULE, [host.path(d) for d in elsewhere], sys_module)
     except KernelError:
         other = None
     sudo = (" (sudo drops it: sudo --preserve-env=RBTI_KMOD ...)"
             if host.environ.get("SUDO_USER") or host.euid == 0 else "")
-    blocks = ["census", "verify"]
-    found = (f"{MODULE} is loaded (build id {want}) and rbti census and rbti kernel "
-             "stop without its .ko")
+    found = (f"{MODULE} is loaded (build id {want}) and rbti finds no .ko of it: "
+             "rbti census and rbti kernel read on without the module's trees")
     if other:
-        return Check("module-debug-info", title,
-                     f"{found}: it is {other}, but rbti looks only in $RBTI_KMOD",
-                     blocks, f"export RBTI_KMOD={os.path.dirname(other)}{sudo}", looked)
-    return Check("module-debug-info", title, f"{found}: no {MODULE}.ko with that "
-                 "build id where rbti looked", blocks,
-                 "set RBTI_KMOD to the directory of the .ko that was loaded "
-                 f"(kmod/ after make -C kmod){sudo}, or unload it: "
-                 f"sudo rmmod {MODULE}", looked)
+        return Check("module-debug-info", title, f"{found}; it is {other}",
+                     ["verify"], f"pass --debug-info {other}, or export "
+                     f"RBTI_KMOD={os.path.dirname(other)}{sudo}", looked)
+    return Check("module-debug-info", title, f"{found}; no {MODULE}.ko with that "
+                 "build id where rbti looked", ["verify"],
+                 "pass --debug-info FILE, the .ko that was loaded (kmod/"
+                 f"{MODULE}.ko after make -C kmod), or set RBTI_KMOD to its "
+                 f"directory{sudo}, or install it where rbti looks: sudo make -C "
+                 "/lib/modules/$(uname -r)/build M=$PWD/kmod modules_install",
+                 looked)
 
 
 def probe_debugfs(host: Host) -> Check:

@@ -255,25 +255,36 @@ def test_module_not_loaded_is_a_warning_not_a_census_failure(machine, monkeypatc
     assert status == 0 and "warn  module:" in out
 
 
-def test_module_ko_elsewhere_names_rbti_kmod(machine):
-    """The loaded module's .ko where modinfo or /lib/modules has it, but
-    not in $RBTI_KMOD: the census would stop; the fix sets RBTI_KMOD."""
+def test_module_ko_installed_is_found_without_rbti_kmod(machine):
+    """The loaded module's .ko where make modules_install puts it
+    (/lib/modules/RELEASE/updates): found with $RBTI_KMOD unset."""
     ko = f"/lib/modules/{RELEASE}/updates/rbtree_inspector.ko"
     put(machine, ko, elf(MODULE_ID))
     found = checks(machine, environ={})["module-debug-info"]
-    assert found.blocks == ["census", "verify"]
-    assert found.fix.startswith(f"export RBTI_KMOD={machine}/lib/modules/{RELEASE}/updates")
-    assert "--preserve-env=RBTI_KMOD" in found.fix
-    assert found.looked == ["$RBTI_KMOD: unset", f"/lib/modules/{RELEASE}"]
+    assert found.ok and found.found == f"{machine}{ko} (build id {MODULE_ID})"
+    assert found.looked == ["$RBTI_KMOD: unset", f"/lib/modules/{RELEASE}",
+                            f"/usr/lib/debug/lib/modules/{RELEASE}"]
+
+
+def test_module_ko_elsewhere_blocks_verify_only(machine):
+    """The loaded module's .ko only where modinfo says: the census reads
+    on without the module's trees; the fix names --debug-info."""
+    ko = "/opt/rbti/rbtree_inspector.ko"
+    put(machine, ko, elf(MODULE_ID))
     found = checks(machine, environ={}, modinfo=lambda name: ko)["module-debug-info"]
-    assert f"/lib/modules/{RELEASE}/updates (modinfo -n)" in found.looked
+    assert found.blocks == ["verify"]
+    assert found.fix.startswith(f"pass --debug-info {machine}{ko}, or export "
+                                f"RBTI_KMOD={machine}/opt/rbti")
+    assert "--preserve-env=RBTI_KMOD" in found.fix
+    assert found.looked[-1] == "/opt/rbti (modinfo -n)"
 
 
 def test_module_ko_nowhere(machine):
     put(machine, "/kmod/rbtree_inspector.ko", elf("dd" * 20))      # another build
     found = checks(machine)["module-debug-info"]
-    assert not found.ok and "no rbtree_inspector.ko with that build id" in found.found
-    assert "rmmod" in found.fix
+    assert found.blocks == ["verify"]
+    assert "no rbtree_inspector.ko with that build id" in found.found
+    assert "--debug-info" in found.fix and "modules_install" in found.fix
 
 
 def test_module_build_id_unreadable_blocks_verify_only(machine):

@@ -25,7 +25,7 @@ def add_doctor(sub) -> None:
         "root, lockdown, /proc/kcore, the running kernel's debug info "
         "(where rbti census looks: --vmlinux, $RBTI_KBUILD, then drgn's "
         "places), the rbtree_inspector module and its debug info "
-        "($RBTI_KMOD), debugfs.  Prints a line per check (ok, FAIL: the "
+        "($RBTI_KMOD, then /lib/modules/RELEASE), debugfs.  Prints a line per check (ok, FAIL: the "
         "census cannot run, warn: something else cannot) with the fix, then "
         "what works: the census and rbti kernel, the module's trees, rbti "
         "verify.  Reads files only; changes nothing.",

@@ -38,7 +38,9 @@ def _common(p) -> None:
                    "/usr/lib/debug/boot/vmlinux-RELEASE, ...; for --core, "
                    "the dump's kernel's)")
     p.add_argument("--debug-info", action="append", metavar="FILE",
-                   help="more debug info files (modules)")
+                   help="more debug info files (modules; the loaded "
+                   "rbtree_inspector's .ko by default found by build id in "
+                   "$RBTI_KMOD, then /lib/modules/RELEASE)")
     p.add_argument("--kcore", default="/proc/kcore", metavar="FILE",
                    help="live kernel memory (default %(default)s)")
     p.add_argument("--core", metavar="VMCORE",

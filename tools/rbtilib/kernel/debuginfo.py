@@ -186,31 +186,50 @@ def no_vmlinux(error: Exception) -> KernelError:
         f": {where}drgn: {error}; set RBTI_KBUILD or pass --vmlinux")
 
 
-def module_dirs(environ=None) -> list:
-    """Where rbti looks for the loaded module's .ko: $RBTI_KMOD (the
-    process's environment unless *environ* is given)."""
-    return [d for d in ((os.environ if environ is None else environ)
-                        .get("RBTI_KMOD"),) if d]
+MODULE_KO_PATHS = (
+    "/lib/modules/{release}",
+    "/usr/lib/debug/lib/modules/{release}",
+)
+"""Where a module of the running kernel is installed, after $RBTI_KMOD:
+its module directory (``make modules_install``, DKMS, a distribution's
+package) and that of its separate debug info."""
+
+
+def module_dirs(environ=None, release: str | None = None) -> list:
+    """Where rbti looks for the loaded module's .ko, in order: $RBTI_KMOD
+    (the process's environment unless *environ* is given), then
+    :data:`MODULE_KO_PATHS` of *release* (the running kernel's unless
+    given)."""
+    env = os.environ if environ is None else environ
+    release = os.uname().release if release is None else release
+    return [d for d in (env.get("RBTI_KMOD"),) if d] + \
+        [p.format(release=release) for p in MODULE_KO_PATHS]
 
 
 def find_module_ko(name: str, dirs: list,
-                   sys_module: str = "/sys/module") -> str | None:
+                   sys_module: str = "/sys/module",
+                   files: list | tuple = ()) -> str | None:
     """The .ko of loaded module *name* whose build id matches, if any
-    (None if the kernel gives no build id); KernelError if there is one
-    and no .ko under *dirs* has it."""
+    (None if the kernel gives no build id): the first of *files* (the
+    ones ``--debug-info`` names) with that build id, else a *name*.ko
+    under *dirs*.  KernelError if the module is loaded and none has it."""
     want = running_build_id(f"{sys_module}/{name}/notes/.note.gnu.build-id")
     if want is None:
         return None
+    for path in files:
+        if build_id_of_elf(path) == want:
+            return path
     for d in dirs:
-        for root, _, files in os.walk(d):
-            for fname in files:
+        for root, _, names in os.walk(d):
+            for fname in names:
                 if fname == f"{name}.ko":
                     path = os.path.join(root, fname)
                     if build_id_of_elf(path) == want:
                         return path
+    where = list(dirs) + [f"--debug-info {f}" for f in files]
     raise KernelError(f"module {name} is loaded (build id {want}) but no "
-                      f"{name}.ko with that build id under "
-                      f"{', '.join(dirs) or '(nowhere: set RBTI_KMOD)'}")
+                      f"{name}.ko with that build id in "
+                      f"{', '.join(where) or '(nowhere)'}")
 
 
 def _fstype(path: str) -> str:
@@ -287,8 +306,16 @@ def _open(drgn, args, core: str, dump):
     else:
         files = [path for path in (find_vmlinux(args.vmlinux),) if path]
         search = not files      # no vmlinux found: drgn looks for one
-        ko = find_module_ko("rbtree_inspector", module_dirs())
-        if ko:
+        try:
+            ko = find_module_ko("rbtree_inspector", module_dirs(),
+                                files=args.debug_info or [])
+        except KernelError as e:
+            # The kernel's trees need only the vmlinux: read on.
+            ko = None
+            print(f"rbti {args.command}: {e}: the module's trees are not "
+                  "read (--debug-info FILE or RBTI_KMOD=DIR names its .ko)",
+                  file=sys.stderr)
+        if ko and ko not in (args.debug_info or []):
             files.append(ko)
     files += args.debug_info or []
     for path in files:

@@ -214,7 +214,8 @@ def preset_inspector(prog, args) -> list:
         trees = module_object(prog, "rbti_trees")
     except KernelError as e:
         raise KernelError(f"{e}: is rbtree_inspector loaded and its .ko "
-                          "found (RBTI_KMOD)?") from None
+                          "found (--debug-info FILE, $RBTI_KMOD or "
+                          "/lib/modules/RELEASE)?") from None
     lay = make_layout(prog, "struct rbti_node", "rb")
     out = []
     for t in trees:
