@@ -144,3 +144,13 @@ def test_relay_renumbers_the_guest_s_tests(tmp_path):
     assert "# noise" in lines and "# Linux" in lines
     assert any("--flavour stock --timeout 9" in line for line in lines)
     assert lines[-1] == "4 passed, 1 failed, 1 skipped"
+
+
+def test_doctor_without_the_dbg_package():
+    fix = "sudo apt-get install linux-image-6.1.0-57-amd64-dbg; or, ..."
+    doc = {"ok": False, "can": {"census": False},
+           "checks": [{"check": "vmlinux", "ok": False, "blocks": ["census", "verify"],
+                       "fix": fix}]}
+    assert all(good for _, good, _ in YM.doctor_missing_facts(doc, "6.1.0-57-amd64"))
+    assert not YM.doctor_missing_facts(doc, "6.1.0-58-amd64")[1][1]
+    assert not any(good for _, good, _ in YM.doctor_missing_facts(doctor(True), "x"))
