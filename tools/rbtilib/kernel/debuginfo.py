@@ -458,10 +458,10 @@ def _symbols_state(kallsyms: str):
 def module_symbols(kallsyms: str = "/proc/kallsyms") -> dict:
     """{name: address} of the module symbols (the lines that name a
     [module]) of *kallsyms*, the first listed address of each name that
-    is not 0. A kernel lists some
-    200,000 symbols, slowly under KASAN: the table is read once and kept
-    while the modules stay the same (:func:`_symbols_state`). A
-    KernelError where the file cannot be read."""
+    is not 0. A kernel lists some 200,000 symbols, slowly under KASAN:
+    the table is read once and kept while the modules stay the same
+    (:func:`_symbols_state`). A KernelError where the file cannot be
+    read."""
     state = _symbols_state(kallsyms)
     kept = _MODULE_SYMBOLS.get(kallsyms)
     if state is not None and kept is not None and kept[0] == state:
