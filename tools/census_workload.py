@@ -147,6 +147,50 @@ def start(tmpdir: str) -> list:
     return pids
 
 
+FUTEX = 202                 # x86_64
+FUTEX_LOCK_PI = (6, 13)     # FUTEX_LOCK_PI, FUTEX_LOCK_PI2
+FUTEX_CMD_MASK = 0x7f       # less FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME
+
+
+def pi_blocked(pid: int) -> int:
+    """How many threads of process *pid* are blocked in FUTEX_LOCK_PI (each
+    in its lock owner's pi_waiters), from /proc/PID/task/TID/syscall."""
+    n = 0
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/syscall") as f:
+                words = f.read().split()
+        except OSError:
+            continue
+        try:
+            if len(words) > 2 and int(words[0]) == FUTEX and \
+                    int(words[2], 16) & FUTEX_CMD_MASK in FUTEX_LOCK_PI:
+                n += 1
+        except ValueError:
+            continue
+    return n
+
+
+def ready(pids: list, timeout: float) -> str | None:
+    """Wait, at most *timeout* seconds, until the parts started by
+    :func:`start` show what the census looks for: a thread of the PI part
+    blocked on its mutex (the part's threads start after its fork and run
+    when the scheduler lets them: a busy machine may take seconds).  None
+    when it does, else what is still missing."""
+    end = time.monotonic() + timeout
+    while True:
+        if pi_blocked(pids[0]) > 0:
+            return None
+        if time.monotonic() >= end:
+            return (f"after {timeout:.0f} s no thread of the PI part (pid "
+                    f"{pids[0]}) is blocked on its mutex")
+        time.sleep(0.1)
+
+
 def stop(pids: list) -> None:
     """Kill each part and its children (each part is its own group)."""
     for pid in pids:
